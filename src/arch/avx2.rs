@@ -1,0 +1,143 @@
+//! The AVX2 kernel: 32-byte registers, two per block.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use crate::generic::{self, read_partial_words, Vector};
+
+#[derive(Copy, Clone)]
+pub(crate) struct Avx2(__m256i);
+
+/// Every method's `unsafe` block relies on the trait contract: the CPU supports AVX2, and
+/// loads are in bounds.
+impl Vector for Avx2 {
+    const BYTES: usize = 32;
+
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_set1_epi8(byte as i8)) }
+    }
+
+    #[inline(always)]
+    unsafe fn table(table: &[u8; 16]) -> Self {
+        // SAFETY: AVX2 is supported; the load reads the 16 bytes of `table`.
+        unsafe {
+            let lane = _mm_loadu_si128(table.as_ptr().cast());
+            Avx2(_mm256_broadcastsi128_si256(lane))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        // SAFETY: AVX2 is supported and `ptr..ptr + 32` is in bounds (trait contract).
+        unsafe { Avx2(_mm256_loadu_si256(ptr.cast())) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_partial(ptr: *const u8, len: usize) -> Self {
+        // SAFETY: AVX2 is supported and `ptr..ptr + len` is in bounds (trait contract); the
+        // full 16-byte load happens only when `len >= 16`, the partial reads stay within
+        // `len` bytes.
+        unsafe {
+            let (low, high) = if len >= 16 {
+                let (a, b) = read_partial_words(ptr.add(16), len - 16);
+                (_mm_loadu_si128(ptr.cast()), _mm_set_epi64x(b as i64, a as i64))
+            } else {
+                let (a, b) = read_partial_words(ptr, len);
+                (_mm_set_epi64x(b as i64, a as i64), _mm_setzero_si128())
+            };
+            Avx2(_mm256_set_m128i(high, low))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_and_si256(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_or_si256(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_xor_si256(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_subs_epu8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        // There is no 8-bit shift: shift 16-bit lanes and mask off the bits that crossed.
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe {
+            let shifted = _mm256_srli_epi16::<4>(self.0);
+            Avx2(_mm256_and_si256(shifted, _mm256_set1_epi8(0x0F)))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn lookup(self, indices: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_shuffle_epi8(self.0, indices.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev1(self, prev: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_alignr_epi8::<15>(self.0, straddle(prev, self))) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev2(self, prev: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_alignr_epi8::<14>(self.0, straddle(prev, self))) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev3(self, prev: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_alignr_epi8::<13>(self.0, straddle(prev, self))) }
+    }
+
+    #[inline(always)]
+    unsafe fn is_ascii(self) -> bool {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { _mm256_movemask_epi8(self.0) == 0 }
+    }
+
+    #[inline(always)]
+    unsafe fn is_zero(self) -> bool {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { _mm256_testz_si256(self.0, self.0) == 1 }
+    }
+}
+
+/// The high lane of `prev` and the low lane of `cur`: `_mm256_alignr_epi8` works within
+/// 128-bit lanes, so this is what the low lane of `cur` shifts bytes in from.
+#[inline(always)]
+unsafe fn straddle(prev: Avx2, cur: Avx2) -> __m256i {
+    // SAFETY: AVX2 is supported (the caller's trait contract).
+    unsafe { _mm256_permute2x128_si256::<0x21>(prev.0, cur.0) }
+}
+
+/// Validates `bytes` with AVX2 (see [`crate::kernel::ValidateFn`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: AVX2 is supported (this function's contract).
+    unsafe { generic::validate::<Avx2>(bytes) }
+}

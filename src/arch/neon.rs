@@ -1,0 +1,118 @@
+//! The NEON kernel (64-bit Arm): 16-byte registers, four per block. NEON has byte
+//! shifts and a 16-entry table lookup (`tbl`), so it needs no masking tricks.
+
+use core::arch::aarch64::*;
+
+use crate::generic::{self, read_partial_words, Vector};
+
+#[derive(Copy, Clone)]
+pub(crate) struct Neon(uint8x16_t);
+
+/// Every method's `unsafe` block relies on the trait contract: the CPU supports NEON, and
+/// loads are in bounds.
+impl Vector for Neon {
+    const BYTES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vdupq_n_u8(byte)) }
+    }
+
+    #[inline(always)]
+    unsafe fn table(table: &[u8; 16]) -> Self {
+        // SAFETY: NEON is supported; the load reads the 16 bytes of `table`.
+        unsafe { Neon(vld1q_u8(table.as_ptr())) }
+    }
+
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        // SAFETY: NEON is supported and `ptr..ptr + 16` is in bounds (trait contract).
+        unsafe { Neon(vld1q_u8(ptr)) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_partial(ptr: *const u8, len: usize) -> Self {
+        // SAFETY: NEON is supported and `ptr..ptr + len` is in bounds (trait contract).
+        unsafe {
+            let (low, high) = read_partial_words(ptr, len);
+            Neon(vcombine_u8(vcreate_u8(low), vcreate_u8(high)))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vandq_u8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vorrq_u8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(veorq_u8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vqsubq_u8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vshrq_n_u8::<4>(self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn lookup(self, indices: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vqtbl1q_u8(self.0, indices.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev1(self, prev: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vextq_u8::<15>(prev.0, self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev2(self, prev: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vextq_u8::<14>(prev.0, self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev3(self, prev: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vextq_u8::<13>(prev.0, self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn is_ascii(self) -> bool {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { vmaxvq_u8(self.0) < 0x80 }
+    }
+
+    #[inline(always)]
+    unsafe fn is_zero(self) -> bool {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { vmaxvq_u8(self.0) == 0 }
+    }
+}
+
+/// Validates `bytes` with NEON (see [`crate::kernel::ValidateFn`]).
+///
+/// # Safety
+/// The CPU must support NEON.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: NEON is supported (this function's contract).
+    unsafe { generic::validate::<Neon>(bytes) }
+}

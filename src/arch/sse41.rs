@@ -1,0 +1,122 @@
+//! The SSE4.1 kernel: 16-byte registers, four per block. Uses SSSE3's `pshufb` and
+//! `palignr` and SSE4.1's `ptest`; every CPU with SSE4.1 has SSSE3.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use crate::generic::{self, read_partial_words, Vector};
+
+#[derive(Copy, Clone)]
+pub(crate) struct Sse41(__m128i);
+
+/// Every method's `unsafe` block relies on the trait contract: the CPU supports SSE4.1,
+/// and loads are in bounds.
+impl Vector for Sse41 {
+    const BYTES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { Sse41(_mm_set1_epi8(byte as i8)) }
+    }
+
+    #[inline(always)]
+    unsafe fn table(table: &[u8; 16]) -> Self {
+        // SAFETY: SSE4.1 is supported; the load reads the 16 bytes of `table`.
+        unsafe { Sse41(_mm_loadu_si128(table.as_ptr().cast())) }
+    }
+
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        // SAFETY: SSE4.1 is supported and `ptr..ptr + 16` is in bounds (trait contract).
+        unsafe { Sse41(_mm_loadu_si128(ptr.cast())) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_partial(ptr: *const u8, len: usize) -> Self {
+        // SAFETY: SSE4.1 is supported and `ptr..ptr + len` is in bounds (trait contract).
+        unsafe {
+            let (low, high) = read_partial_words(ptr, len);
+            Sse41(_mm_set_epi64x(high as i64, low as i64))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { Sse41(_mm_and_si128(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { Sse41(_mm_or_si128(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { Sse41(_mm_xor_si128(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { Sse41(_mm_subs_epu8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        // There is no 8-bit shift: shift 16-bit lanes and mask off the bits that crossed.
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { Sse41(_mm_and_si128(_mm_srli_epi16::<4>(self.0), _mm_set1_epi8(0x0F))) }
+    }
+
+    #[inline(always)]
+    unsafe fn lookup(self, indices: Self) -> Self {
+        // SAFETY: SSE4.1 (and so SSSE3) is supported (trait contract).
+        unsafe { Sse41(_mm_shuffle_epi8(self.0, indices.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev1(self, prev: Self) -> Self {
+        // SAFETY: SSE4.1 (and so SSSE3) is supported (trait contract).
+        unsafe { Sse41(_mm_alignr_epi8::<15>(self.0, prev.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev2(self, prev: Self) -> Self {
+        // SAFETY: SSE4.1 (and so SSSE3) is supported (trait contract).
+        unsafe { Sse41(_mm_alignr_epi8::<14>(self.0, prev.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn prev3(self, prev: Self) -> Self {
+        // SAFETY: SSE4.1 (and so SSSE3) is supported (trait contract).
+        unsafe { Sse41(_mm_alignr_epi8::<13>(self.0, prev.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn is_ascii(self) -> bool {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { _mm_movemask_epi8(self.0) == 0 }
+    }
+
+    #[inline(always)]
+    unsafe fn is_zero(self) -> bool {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { _mm_testz_si128(self.0, self.0) == 1 }
+    }
+}
+
+/// Validates `bytes` with SSE4.1 (see [`crate::kernel::ValidateFn`]).
+///
+/// # Safety
+/// The CPU must support SSE4.1.
+#[target_feature(enable = "sse4.1")]
+pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: SSE4.1 is supported (this function's contract).
+    unsafe { generic::validate::<Sse41>(bytes) }
+}

@@ -1,0 +1,83 @@
+//! Run-time CPU feature detection for the x86 kernels, through `cpuid` and `xgetbv` from
+//! `core::arch`, so that it works without std. The answer is computed once and cached.
+//!
+//! AVX2 needs three things: the CPU implements it (`cpuid` leaf 7), the CPU supports
+//! `xgetbv` (OSXSAVE), and the operating system saves the upper halves of the YMM
+//! registers on context switches (XCR0 bits 1 and 2). Skipping the last check would run
+//! AVX2 code that an OS without AVX support silently corrupts. SSE4.1 is gated on SSE4.1
+//! itself (and SSSE3, which the kernel uses for `pshufb`), not on SSE4.2.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::{CpuidResult, __cpuid_count, _xgetbv};
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::{CpuidResult, __cpuid_count, _xgetbv};
+use core::sync::atomic::{AtomicU8, Ordering};
+
+const KNOWN: u8 = 1;
+const SSE41: u8 = 2;
+const AVX2: u8 = 4;
+
+static FEATURES: AtomicU8 = AtomicU8::new(0);
+
+/// Does this CPU (and OS) support the SSE4.1 kernel?
+pub(crate) fn has_sse41() -> bool {
+    features() & SSE41 != 0
+}
+
+/// Does this CPU (and OS) support the AVX2 kernel?
+pub(crate) fn has_avx2() -> bool {
+    features() & AVX2 != 0
+}
+
+fn features() -> u8 {
+    let cached = FEATURES.load(Ordering::Relaxed);
+    if cached & KNOWN != 0 {
+        return cached;
+    }
+    // Racing threads compute the same value; any of them may store it.
+    let detected = detect() | KNOWN;
+    FEATURES.store(detected, Ordering::Relaxed);
+    detected
+}
+
+fn detect() -> u8 {
+    // Every x86-64 CPU has `cpuid`; on 32-bit x86 the kernels are compiled only for
+    // targets with SSE2 (see `kernel.rs`), all of which have it too.
+    let leaf = |eax: u32, ecx: u32| -> CpuidResult {
+        // SAFETY: `cpuid` exists on every CPU this is compiled for (see above); it only
+        // reads identification registers.
+        #[allow(unused_unsafe)] // `__cpuid_count` is a safe function on newer compilers.
+        unsafe {
+            __cpuid_count(eax, ecx)
+        }
+    };
+    let max_leaf = leaf(0, 0).eax;
+    if max_leaf < 1 {
+        return 0;
+    }
+    let basic = leaf(1, 0);
+    let bit = |word: u32, n: u32| word & (1 << n) != 0;
+    let mut found = 0;
+    if bit(basic.ecx, 9) && bit(basic.ecx, 19) {
+        found |= SSE41; // SSSE3 and SSE4.1
+    }
+    let avx_and_osxsave = bit(basic.ecx, 28) && bit(basic.ecx, 27);
+    if avx_and_osxsave && max_leaf >= 7 && bit(leaf(7, 0).ebx, 5) {
+        // SAFETY: OSXSAVE (checked above) means the OS enabled `xgetbv`.
+        let xcr0 = unsafe { _xgetbv(0) };
+        if xcr0 & 0b110 == 0b110 {
+            found |= AVX2; // the OS saves XMM and YMM state
+        }
+    }
+    found
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    /// The no_std detection agrees with std's.
+    #[test]
+    fn agrees_with_std() {
+        assert_eq!(super::has_sse41(), std::is_x86_feature_detected!("sse4.1"));
+        assert_eq!(super::has_avx2(), std::is_x86_feature_detected!("avx2"));
+    }
+}

@@ -1,0 +1,334 @@
+//! The validation algorithm, written once over the [`Vector`] trait and instantiated by
+//! each kernel in `src/arch/` (the way BurntSushi's `memchr` shares its algorithms).
+//!
+//! # The check
+//! For every byte, [`check`] looks at it and the three bytes before it: the nibble tables of
+//! `tables.rs` find every error visible in a pair of adjacent bytes, and a saturating
+//! subtraction on the bytes two and three back finds where a 2nd or 3rd continuation byte
+//! must (or must not) stand. The check is *local*: its verdict on byte `i` depends only on
+//! bytes `i-3..=i`. So blocks need not be processed in order with state carried between
+//! them, and the previous bytes can come from wherever is cheapest:
+//!
+//! * in the main loop, unaligned loads one, two and three bytes back (no cross-lane
+//!   shuffles, and the loads fold into the arithmetic as memory operands);
+//! * at the start and at the end of the input, where those loads would leave the slice,
+//!   byte shifts between registers ([`check_span`]), with zeros (ASCII) before the input.
+//!
+//! # Blocks and the ASCII fast path
+//! The main loop takes 64-byte blocks. An all-ASCII block cannot contain an error, but it
+//! ends any sequence left open by the three bytes before it: that is checked only where a
+//! run of ASCII blocks begins, so pure ASCII costs a load, an OR and a test per block.
+//!
+//! # The end of the input and short inputs
+//! The last `len % 64` bytes (and whole inputs shorter than 64 bytes) are read into
+//! registers with loads that never touch a byte outside the slice ([`Vector::load_partial`]),
+//! zero-padded. The padding doubles as the end-of-input check: a sequence left incomplete
+//! by the last bytes is followed by a zero, which the pair check rejects.
+//!
+//! # Errors
+//! A kernel only says where it first saw trouble: [`validate`] returns `Err(checkpoint)`,
+//! where no byte before `checkpoint` broke a rule. `scalar::first_error` then finds the
+//! exact std-compatible error from there. Valid input never pays for exact errors.
+
+use crate::tables;
+
+/// The unit of the main loop, in bytes.
+pub(crate) const BLOCK: usize = 64;
+
+/// A SIMD register of bytes and the operations the algorithm needs (one or two
+/// instructions each on every supported instruction set).
+///
+/// Methods are `#[inline(always)]` and carry no `#[target_feature]` of their own: they are
+/// inlined into a kernel's entry point, which enables the instruction set.
+///
+/// # Safety
+/// Every method may only be called when the CPU supports the implementation's instruction
+/// set. The `load*` methods also require every byte they read to be in bounds.
+pub(crate) trait Vector: Copy {
+    /// Bytes per register; divides [`BLOCK`].
+    const BYTES: usize;
+    /// Every byte set to `byte`.
+    unsafe fn splat(byte: u8) -> Self;
+    /// A 16-entry lookup table, repeated in every 128-bit lane.
+    unsafe fn table(table: &[u8; 16]) -> Self;
+    /// Loads `BYTES` bytes from `ptr`, which need not be aligned.
+    unsafe fn load(ptr: *const u8) -> Self;
+    /// Loads `len < BYTES` bytes from `ptr`, zero-filling the rest, without reading any
+    /// byte outside `ptr..ptr + len`.
+    unsafe fn load_partial(ptr: *const u8, len: usize) -> Self;
+    unsafe fn and(self, other: Self) -> Self;
+    unsafe fn or(self, other: Self) -> Self;
+    unsafe fn xor(self, other: Self) -> Self;
+    /// Per-byte unsigned saturating subtraction.
+    unsafe fn saturating_sub(self, other: Self) -> Self;
+    /// Per-byte `self >> 4`.
+    unsafe fn high_nibbles(self) -> Self;
+    /// Per-byte `self[indices[i]]` in the same 128-bit lane; every index is below 16.
+    unsafe fn lookup(self, indices: Self) -> Self;
+    /// `self` moved up by 1 (2, 3) bytes, the last bytes of `prev` shifted in.
+    unsafe fn prev1(self, prev: Self) -> Self;
+    unsafe fn prev2(self, prev: Self) -> Self;
+    unsafe fn prev3(self, prev: Self) -> Self;
+    /// No byte has its high bit set.
+    unsafe fn is_ascii(self) -> bool;
+    /// Every byte is zero.
+    unsafe fn is_zero(self) -> bool;
+}
+
+/// The constants of [`check`], splatted once per call (the compiler keeps them in
+/// registers across the loop).
+#[derive(Copy, Clone)]
+pub(crate) struct Constants<V> {
+    prev_high_nibble: V,
+    prev_low_nibble: V,
+    cur_high_nibble: V,
+    low_nibble_mask: V,
+    /// `byte - 0x60 >= 0x80` (saturating) exactly when `byte >= 0xE0`: a 3- or 4-byte lead.
+    third_byte_threshold: V,
+    /// `byte - 0x70 >= 0x80` exactly when `byte >= 0xF0`: a 4-byte lead.
+    fourth_byte_threshold: V,
+    two_continuations: V,
+}
+
+impl<V: Vector> Constants<V> {
+    #[inline(always)]
+    unsafe fn new() -> Self {
+        // SAFETY (for the block): the caller's CPU supports `V` (trait contract).
+        unsafe {
+            Constants {
+                prev_high_nibble: V::table(&tables::PREV_HIGH_NIBBLE),
+                prev_low_nibble: V::table(&tables::PREV_LOW_NIBBLE),
+                cur_high_nibble: V::table(&tables::CUR_HIGH_NIBBLE),
+                low_nibble_mask: V::splat(0x0F),
+                third_byte_threshold: V::splat(0xE0 - 0x80),
+                fourth_byte_threshold: V::splat(0xF0 - 0x80),
+                two_continuations: V::splat(tables::TWO_CONTINUATIONS),
+            }
+        }
+    }
+}
+
+/// The error bits of the bytes `cur`, given the bytes one, two and three places before each
+/// (`prev1`, `prev2`, `prev3`). Zero iff no byte of `cur` breaks a rule.
+#[inline(always)]
+unsafe fn check<V: Vector>(k: &Constants<V>, cur: V, prev1: V, prev2: V, prev3: V) -> V {
+    // SAFETY (for the block): the caller's CPU supports `V` (trait contract); no memory
+    // is accessed.
+    unsafe {
+        let by_prev_high = k.prev_high_nibble.lookup(prev1.high_nibbles());
+        let by_prev_low = k.prev_low_nibble.lookup(prev1.and(k.low_nibble_mask));
+        let by_cur_high = k.cur_high_nibble.lookup(cur.high_nibbles());
+        let pair_errors = by_prev_high.and(by_prev_low).and(by_cur_high);
+        // 0x80 where a 3- or 4-byte lead stands two or three back: this byte must be a
+        // continuation byte that follows another one, which is exactly when the pair
+        // check flagged TWO_CONTINUATIONS. Anywhere else, that flag is an error.
+        let third = prev2.saturating_sub(k.third_byte_threshold);
+        let fourth = prev3.saturating_sub(k.fourth_byte_threshold);
+        let must_be_continuation = third.or(fourth).and(k.two_continuations);
+        must_be_continuation.xor(pair_errors)
+    }
+}
+
+/// Checks the `BLOCK` bytes at `ptr`, reading the three bytes before it from memory.
+///
+/// # Safety
+/// `ptr - 3 .. ptr + BLOCK` must be in bounds, and the CPU must support `V`.
+#[inline(always)]
+unsafe fn check_block<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
+    // SAFETY: the CPU supports `V` (caller's guarantee).
+    let mut errors = unsafe { V::splat(0) };
+    let mut offset = 0;
+    while offset < BLOCK {
+        // SAFETY: `ptr + offset - 3 .. ptr + offset + BYTES` lies within
+        // `ptr - 3 .. ptr + BLOCK`, which the caller guarantees in bounds.
+        unsafe {
+            let at = ptr.add(offset);
+            let cur = V::load(at);
+            let prev1 = V::load(at.sub(1));
+            let prev2 = V::load(at.sub(2));
+            let prev3 = V::load(at.sub(3));
+            errors = errors.or(check(k, cur, prev1, prev2, prev3));
+        }
+        offset += V::BYTES;
+    }
+    errors
+}
+
+/// Is the `BLOCK` bytes at `ptr` all ASCII?
+///
+/// # Safety
+/// `ptr .. ptr + BLOCK` must be in bounds, and the CPU must support `V`.
+#[inline(always)]
+unsafe fn is_ascii_block<V: Vector>(ptr: *const u8) -> bool {
+    // SAFETY: the loads cover `ptr .. ptr + BLOCK` (the caller's guarantee).
+    unsafe {
+        let mut any = V::load(ptr);
+        let mut offset = V::BYTES;
+        while offset < BLOCK {
+            any = any.or(V::load(ptr.add(offset)));
+            offset += V::BYTES;
+        }
+        any.is_ascii()
+    }
+}
+
+/// Checks `bytes[start..end]` a register at a time, shifting each register's predecessor
+/// in from the one before (`prev` holds the `BYTES` bytes before `start`; zeros at the
+/// start of the input). If `end == bytes.len()`, also checks that the input does not end
+/// inside a sequence. Returns whether an error was found.
+///
+/// With `end < bytes.len()`, `end - start` must be a multiple of `BYTES`.
+///
+/// # Safety
+/// The CPU must support `V`.
+#[inline(always)]
+unsafe fn check_span<V: Vector>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    mut prev: V,
+) -> bool {
+    let ptr = bytes.as_ptr();
+    // SAFETY: the CPU supports `V` (caller's guarantee).
+    let mut errors = unsafe { V::splat(0) };
+    let mut pos = start;
+    // One step per register. At the end of the input the last register is partial (and
+    // empty if the input ends on a register boundary), so a zero byte always follows the
+    // input and an unfinished sequence fails the check.
+    loop {
+        let at_end = pos + V::BYTES > end;
+        if at_end && end < bytes.len() {
+            break;
+        }
+        // SAFETY: `pos + BYTES <= end <= bytes.len()` for a full load, and a partial load
+        // reads exactly `bytes[pos..end]`; the CPU supports `V` (caller's guarantee).
+        unsafe {
+            let cur = if at_end {
+                V::load_partial(ptr.add(pos), end - pos)
+            } else {
+                V::load(ptr.add(pos))
+            };
+            if !cur.or(prev).is_ascii() {
+                let found = check(k, cur, cur.prev1(prev), cur.prev2(prev), cur.prev3(prev));
+                errors = errors.or(found);
+            }
+            prev = cur;
+        }
+        if at_end {
+            break;
+        }
+        pos += V::BYTES;
+    }
+    // SAFETY: the CPU supports `V` (caller's guarantee).
+    unsafe { !errors.is_zero() }
+}
+
+/// Does a sequence started in the three bytes before `pos` need more bytes than that?
+/// (Called where a run of ASCII blocks begins.)
+#[inline(always)]
+fn ends_incomplete(bytes: &[u8], pos: usize) -> bool {
+    bytes[pos - 1] >= 0xC0 || bytes[pos - 2] >= 0xE0 || bytes[pos - 3] >= 0xF0
+}
+
+/// Validates `bytes`: `Ok(())` if it is UTF-8, else `Err(checkpoint)` with no rule broken
+/// before `checkpoint` (see the module documentation).
+///
+/// # Safety
+/// The CPU must support `V`.
+#[inline(always)]
+pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
+    let len = bytes.len();
+    let ptr = bytes.as_ptr();
+    // SAFETY (for the block): the CPU supports `V` (caller's guarantee). Every load is in
+    // bounds: see the comment at each one.
+    unsafe {
+        let k = Constants::<V>::new();
+        if len < BLOCK {
+            return match check_span(&k, bytes, 0, len, V::splat(0)) {
+                true => Err(0),
+                false => Ok(()),
+            };
+        }
+        // The first block, in registers: its first bytes have no bytes before them.
+        if check_span(&k, bytes, 0, BLOCK, V::splat(0)) {
+            return Err(0);
+        }
+        let mut pos = BLOCK;
+        while pos + BLOCK <= len {
+            // `pos >= BLOCK`: the three bytes before the block are in bounds, and so is the
+            // block itself.
+            let block = ptr.add(pos);
+            if is_ascii_block::<V>(block) {
+                if ends_incomplete(bytes, pos) {
+                    return Err(pos);
+                }
+                pos += BLOCK;
+                while pos + BLOCK <= len && is_ascii_block::<V>(ptr.add(pos)) {
+                    pos += BLOCK;
+                }
+                continue;
+            }
+            if !check_block(&k, block).is_zero() {
+                return Err(pos);
+            }
+            pos += BLOCK;
+        }
+        // The rest, fewer than `BLOCK` bytes, in registers; `pos >= BLOCK >= BYTES`, so the
+        // register before it is in bounds.
+        let prev = V::load(ptr.add(pos - V::BYTES));
+        match check_span(&k, bytes, pos, len, prev) {
+            true => Err(pos),
+            false => Ok(()),
+        }
+    }
+}
+
+/// Reads `len < 16` bytes at `ptr` into two little-endian words, zero-filled, without
+/// reading outside `ptr..ptr + len` (overlapping word loads instead of a byte loop or a
+/// copy). The kernels build their partial registers from it.
+///
+/// # Safety
+/// `ptr..ptr + len` must be readable.
+#[inline(always)]
+pub(crate) unsafe fn read_partial_words(ptr: *const u8, len: usize) -> (u64, u64) {
+    debug_assert!(len < 16);
+    // SAFETY (for the block): every read below lies within `ptr..ptr + len`, readable by
+    // the caller's guarantee; `read_unaligned` needs no alignment.
+    unsafe {
+        let u64_at = |i: usize| u64::from_le(ptr.add(i).cast::<u64>().read_unaligned());
+        let u32_at = |i: usize| u64::from(u32::from_le(ptr.add(i).cast::<u32>().read_unaligned()));
+        let u8_at = |i: usize| u64::from(*ptr.add(i));
+        if len >= 8 {
+            // Bytes 8..len are the top `len - 8` bytes of the word ending at `len`.
+            let high = u64_at(len - 8).checked_shr(8 * (16 - len) as u32).unwrap_or(0);
+            (u64_at(0), high)
+        } else if len >= 4 {
+            // Two words that overlap: bytes 0..4 and len-4..len.
+            (u32_at(0) | u32_at(len - 4) << (8 * (len - 4)), 0)
+        } else if len > 0 {
+            // The first, middle and last byte cover lengths 1 to 3.
+            (u8_at(0) | u8_at(len / 2) << (8 * (len / 2)) | u8_at(len - 1) << (8 * (len - 1)), 0)
+        } else {
+            (0, 0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_words_read_exactly_the_bytes() {
+        let data: [u8; 16] = core::array::from_fn(|i| 0xA0 + i as u8);
+        for len in 0..16 {
+            // SAFETY: `data` has 16 readable bytes.
+            let (low, high) = unsafe { read_partial_words(data.as_ptr(), len) };
+            let mut expected = [0u8; 16];
+            expected[..len].copy_from_slice(&data[..len]);
+            assert_eq!(low.to_le_bytes(), expected[..8], "len {len}");
+            assert_eq!(high.to_le_bytes(), expected[8..], "len {len}");
+        }
+    }
+}

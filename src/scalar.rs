@@ -1,0 +1,191 @@
+//! The portable scalar validator, which is also the exact error locator of every kernel.
+//!
+//! It follows the structure of std's `run_utf8_validation`: decode one sequence at a time,
+//! checking the second byte against the lead-dependent range of RFC 3629's ABNF
+//! (`E0 A0..BF`, `ED 80..9F`, `F0 90..BF`, `F4 80..8F`, ...), which rejects overlongs,
+//! surrogates and code points above U+10FFFF without decoding. Runs of ASCII are skipped a
+//! 16-byte pair of words at a time.
+//!
+//! The SIMD kernels only say *whether* a block is invalid. When one is, [`first_error`]
+//! rewinds to the start of the character in progress and runs this code from there, so
+//! every kernel reports exactly what std reports.
+
+use crate::error::Utf8Error;
+
+/// Where the first invalid sequence starts and its `error_len` (`None`: truncated).
+pub(crate) type RawError = (usize, Option<u8>);
+
+/// Is `byte` a continuation byte (`0b10xx_xxxx`)?
+#[inline(always)]
+pub(crate) const fn is_continuation(byte: u8) -> bool {
+    (byte as i8) < -64
+}
+
+/// The scalar kernel: `Ok` if `bytes` is UTF-8, else the offset of the first invalid
+/// sequence (a checkpoint in the sense of [`crate::kernel::ValidateFn`]).
+pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
+    run(bytes, 0).map_err(|(valid_up_to, _)| valid_up_to)
+}
+
+/// Turns a kernel's answer into the exact, std-compatible result.
+#[inline]
+pub(crate) fn exact(bytes: &[u8], kernel_result: Result<(), usize>) -> Result<(), Utf8Error> {
+    match kernel_result {
+        Ok(()) => Ok(()),
+        Err(checkpoint) => match first_error(bytes, checkpoint) {
+            Some(err) => Err(err),
+            None => {
+                debug_assert!(false, "a kernel reported an error in valid input");
+                Ok(())
+            }
+        },
+    }
+}
+
+/// Finds the first error in `bytes`, given that a kernel reported `checkpoint`: no byte
+/// before `checkpoint` was found to break a rule given the bytes before it.
+///
+/// Returns `None` only if `bytes` is valid after all.
+#[cold]
+pub(crate) fn first_error(bytes: &[u8], checkpoint: usize) -> Option<Utf8Error> {
+    // The character in progress at `checkpoint` started at most 3 bytes before it; its
+    // lead byte is the last byte before `checkpoint` that is not a continuation byte.
+    // Everything before that lead byte is complete, valid UTF-8.
+    let low = checkpoint.saturating_sub(4);
+    let start = (low..checkpoint)
+        .rev()
+        .find(|&i| !is_continuation(bytes[i]))
+        .unwrap_or(low);
+    debug_assert!(core::str::from_utf8(&bytes[..start]).is_ok());
+    match run(bytes, start) {
+        Ok(()) => None,
+        Err((valid_up_to, error_len)) => Some(Utf8Error::new(bytes, valid_up_to, error_len)),
+    }
+}
+
+/// Validates `bytes[start..]`; `start` must be at a character boundary.
+pub(crate) fn run(bytes: &[u8], start: usize) -> Result<(), RawError> {
+    let len = bytes.len();
+    let mut i = start;
+    while i < len {
+        let lead = bytes[i];
+        if lead < 0x80 {
+            i = skip_ascii(bytes, i + 1);
+            continue;
+        }
+        // The byte `n` places after the lead, or a truncation error at the end of input.
+        let at = |n: usize| -> Result<u8, RawError> {
+            match bytes.get(i + n) {
+                Some(&b) => Ok(b),
+                None => Err((i, None)),
+            }
+        };
+        let invalid = |len: u8| -> RawError { (i, Some(len)) };
+        match lead {
+            0xC2..=0xDF => {
+                if !is_continuation(at(1)?) {
+                    return Err(invalid(1));
+                }
+                i += 2;
+            }
+            0xE0..=0xEF => {
+                let second_ok = match lead {
+                    0xE0 => matches!(at(1)?, 0xA0..=0xBF),
+                    0xED => matches!(at(1)?, 0x80..=0x9F),
+                    _ => is_continuation(at(1)?),
+                };
+                if !second_ok {
+                    return Err(invalid(1));
+                }
+                if !is_continuation(at(2)?) {
+                    return Err(invalid(2));
+                }
+                i += 3;
+            }
+            0xF0..=0xF4 => {
+                let second_ok = match lead {
+                    0xF0 => matches!(at(1)?, 0x90..=0xBF),
+                    0xF4 => matches!(at(1)?, 0x80..=0x8F),
+                    _ => is_continuation(at(1)?),
+                };
+                if !second_ok {
+                    return Err(invalid(1));
+                }
+                if !is_continuation(at(2)?) {
+                    return Err(invalid(2));
+                }
+                if !is_continuation(at(3)?) {
+                    return Err(invalid(3));
+                }
+                i += 4;
+            }
+            // Continuation bytes, C0, C1 and F5..=FF cannot start a character.
+            _ => return Err(invalid(1)),
+        }
+    }
+    Ok(())
+}
+
+/// Returns the index of the first non-ASCII byte at or after `i`, or `bytes.len()`.
+#[inline(always)]
+fn skip_ascii(bytes: &[u8], mut i: usize) -> usize {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let mut pairs = bytes[i.min(bytes.len())..].chunks_exact(16);
+    for pair in &mut pairs {
+        let (a, b) = pair.split_at(8);
+        let a = u64::from_le_bytes(a.try_into().unwrap()) & HIGH_BITS;
+        let b = u64::from_le_bytes(b.try_into().unwrap()) & HIGH_BITS;
+        if a | b != 0 {
+            // Little-endian words: the lowest set bit belongs to the first non-ASCII byte.
+            let first = if a != 0 {
+                a.trailing_zeros()
+            } else {
+                64 + b.trailing_zeros()
+            };
+            return i + first as usize / 8;
+        }
+        i += 16;
+    }
+    for &b in pairs.remainder() {
+        if b >= 0x80 {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skip_ascii_finds_first_high_byte() {
+        let mut buf = [b'a'; 40];
+        for pos in 0..40 {
+            buf[pos] = 0xC3;
+            for start in 0..=pos {
+                assert_eq!(skip_ascii(&buf, start), pos);
+            }
+            buf[pos] = b'a';
+        }
+        assert_eq!(skip_ascii(&buf, 3), 40);
+        assert_eq!(skip_ascii(&buf, 40), 40);
+    }
+
+    #[test]
+    fn first_error_from_any_checkpoint_before_the_error() {
+        let text = "aé€😀b".as_bytes();
+        let mut bad = text.to_vec();
+        bad.push(0xFF);
+        bad.extend_from_slice("zé".as_bytes());
+        let expected = core::str::from_utf8(&bad).unwrap_err();
+        // Any checkpoint at or before the error, up to one past it, must find it.
+        for checkpoint in 0..=expected.valid_up_to() + 1 {
+            let err = first_error(&bad, checkpoint).unwrap();
+            assert_eq!(err.valid_up_to(), expected.valid_up_to());
+            assert_eq!(err.error_len(), expected.error_len());
+        }
+        assert_eq!(first_error(text, 0), None);
+    }
+}
