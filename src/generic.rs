@@ -10,20 +10,22 @@
 //! them, and the previous bytes can come from wherever is cheapest:
 //!
 //! * in the main loop, unaligned loads one, two and three bytes back (no cross-lane
-//!   shuffles, and the loads fold into the arithmetic as memory operands);
+//!   shuffles, and two of the three loads fold into the arithmetic as memory operands);
 //! * at the start and at the end of the input, where those loads would leave the slice,
 //!   byte shifts between registers ([`check_span`]), with zeros (ASCII) before the input.
 //!
 //! # Blocks and the ASCII fast path
-//! The main loop takes 64-byte blocks. An all-ASCII block cannot contain an error, but it
-//! ends any sequence left open by the three bytes before it: that is checked only where a
-//! run of ASCII blocks begins, so pure ASCII costs a load, an OR and a test per block.
+//! The main loop takes 64-byte blocks, in groups of four whose error bits are tested once.
+//! An all-ASCII block cannot contain an error, but it ends any sequence left open by the
+//! three bytes before it: that is checked only where a run of ASCII blocks begins, so pure
+//! ASCII costs two loads, an OR and a test per block.
 //!
 //! # The end of the input and short inputs
-//! The last `len % 64` bytes (and whole inputs shorter than 64 bytes) are read into
-//! registers with loads that never touch a byte outside the slice ([`Vector::load_partial`]),
-//! zero-padded. The padding doubles as the end-of-input check: a sequence left incomplete
-//! by the last bytes is followed by a zero, which the pair check rejects.
+//! The bytes after the last whole group (and whole inputs shorter than 64 bytes) are read
+//! into registers, the last one with loads that never touch a byte outside the slice
+//! ([`Vector::load_partial`]), zero-padded. The padding doubles as the end-of-input check:
+//! a sequence left incomplete by the last bytes is followed by a zero, which the pair
+//! check rejects.
 //!
 //! # Errors
 //! A kernel only says where it first saw trouble: [`validate`] returns `Err(checkpoint)`,
@@ -59,8 +61,11 @@ pub(crate) trait Vector: Copy {
     unsafe fn and(self, other: Self) -> Self;
     unsafe fn or(self, other: Self) -> Self;
     unsafe fn xor(self, other: Self) -> Self;
-    /// Per-byte unsigned saturating subtraction.
-    unsafe fn saturating_sub(self, other: Self) -> Self;
+    /// Per-byte rounded average, `(self + other + 1) >> 1` without overflow. (Unlike a
+    /// subtraction it commutes, so a load can fold into it as a memory operand.)
+    unsafe fn average(self, other: Self) -> Self;
+    /// Per-byte unsigned maximum.
+    unsafe fn max(self, other: Self) -> Self;
     /// Per-byte `self >> 4`.
     unsafe fn high_nibbles(self) -> Self;
     /// Per-byte `self[indices[i]]` in the same 128-bit lane; every index is below 16.
@@ -83,9 +88,11 @@ pub(crate) struct Constants<V> {
     prev_low_nibble: V,
     cur_high_nibble: V,
     low_nibble_mask: V,
-    /// `byte - 0x60 >= 0x80` (saturating) exactly when `byte >= 0xE0`: a 3- or 4-byte lead.
+    /// `average(byte, 0x1F)` has its high bit set exactly when `byte >= 0xE0`: a 3- or
+    /// 4-byte lead.
     third_byte_threshold: V,
-    /// `byte - 0x70 >= 0x80` exactly when `byte >= 0xF0`: a 4-byte lead.
+    /// `average(byte, 0x0F)` has its high bit set exactly when `byte >= 0xF0`: a 4-byte
+    /// lead.
     fourth_byte_threshold: V,
     two_continuations: V,
 }
@@ -100,8 +107,8 @@ impl<V: Vector> Constants<V> {
                 prev_low_nibble: V::table(&tables::PREV_LOW_NIBBLE),
                 cur_high_nibble: V::table(&tables::CUR_HIGH_NIBBLE),
                 low_nibble_mask: V::splat(0x0F),
-                third_byte_threshold: V::splat(0xE0 - 0x80),
-                fourth_byte_threshold: V::splat(0xF0 - 0x80),
+                third_byte_threshold: V::splat(0xFF - 0xE0),
+                fourth_byte_threshold: V::splat(0xFF - 0xF0),
                 two_continuations: V::splat(tables::TWO_CONTINUATIONS),
             }
         }
@@ -122,9 +129,11 @@ unsafe fn check<V: Vector>(k: &Constants<V>, cur: V, prev1: V, prev2: V, prev3: 
         // 0x80 where a 3- or 4-byte lead stands two or three back: this byte must be a
         // continuation byte that follows another one, which is exactly when the pair
         // check flagged TWO_CONTINUATIONS. Anywhere else, that flag is an error.
-        let third = prev2.saturating_sub(k.third_byte_threshold);
-        let fourth = prev3.saturating_sub(k.fourth_byte_threshold);
-        let must_be_continuation = third.or(fourth).and(k.two_continuations);
+        let third = prev2.average(k.third_byte_threshold);
+        let fourth = prev3.average(k.fourth_byte_threshold);
+        // (`max` rather than `or`: the high bit is the same, and LLVM would turn an `or`
+        // of two averages into 16-bit arithmetic instead of two `pavgb`.)
+        let must_be_continuation = third.max(fourth).and(k.two_continuations);
         must_be_continuation.xor(pair_errors)
     }
 }
@@ -154,22 +163,43 @@ unsafe fn check_block<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
     errors
 }
 
-/// Is the `BLOCK` bytes at `ptr` all ASCII?
+/// Are the `LEN` bytes at `ptr` all ASCII? (`LEN` is a multiple of `BYTES`.)
 ///
 /// # Safety
-/// `ptr .. ptr + BLOCK` must be in bounds, and the CPU must support `V`.
+/// `ptr .. ptr + LEN` must be in bounds, and the CPU must support `V`.
 #[inline(always)]
-unsafe fn is_ascii_block<V: Vector>(ptr: *const u8) -> bool {
-    // SAFETY: the loads cover `ptr .. ptr + BLOCK` (the caller's guarantee).
+unsafe fn is_ascii<V: Vector, const LEN: usize>(ptr: *const u8) -> bool {
+    // SAFETY: the loads cover `ptr .. ptr + LEN` (the caller's guarantee).
     unsafe {
         let mut any = V::load(ptr);
         let mut offset = V::BYTES;
-        while offset < BLOCK {
+        while offset < LEN {
             any = any.or(V::load(ptr.add(offset)));
             offset += V::BYTES;
         }
         any.is_ascii()
     }
+}
+
+/// Skips the whole all-ASCII blocks at `pos`, two at a time while it can: returns the
+/// position of the first block that is not ASCII or does not fit in `bytes`.
+///
+/// # Safety
+/// The CPU must support `V`.
+#[inline(always)]
+unsafe fn skip_ascii_blocks<V: Vector>(bytes: &[u8], mut pos: usize) -> usize {
+    let ptr = bytes.as_ptr();
+    // SAFETY: each test reads `pos .. pos + 2 * BLOCK` (or `pos + BLOCK`) right after
+    // checking that it lies within `bytes`; the CPU supports `V` (caller's guarantee).
+    unsafe {
+        while pos + 2 * BLOCK <= bytes.len() && is_ascii::<V, { 2 * BLOCK }>(ptr.add(pos)) {
+            pos += 2 * BLOCK;
+        }
+        if pos + BLOCK <= bytes.len() && is_ascii::<V, BLOCK>(ptr.add(pos)) {
+            pos += BLOCK;
+        }
+    }
+    pos
 }
 
 /// Checks `bytes[start..end]` a register at a time, shifting each register's predecessor
@@ -231,6 +261,10 @@ fn ends_incomplete(bytes: &[u8], pos: usize) -> bool {
     bytes[pos - 1] >= 0xC0 || bytes[pos - 2] >= 0xE0 || bytes[pos - 3] >= 0xF0
 }
 
+/// Blocks per error test in the main loop: the error bits of four blocks are ORed
+/// together and tested once (an invalid block is found at most 192 bytes late).
+const GROUP: usize = 4;
+
 /// Validates `bytes`: `Ok(())` if it is UTF-8, else `Err(checkpoint)` with no rule broken
 /// before `checkpoint` (see the module documentation).
 ///
@@ -254,28 +288,34 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if check_span(&k, bytes, 0, BLOCK, V::splat(0)) {
             return Err(0);
         }
+        // Groups of blocks. `pos >= BLOCK` throughout, so the three bytes before each block
+        // are in bounds, and `pos + GROUP * BLOCK <= len` covers the blocks themselves.
         let mut pos = BLOCK;
-        while pos + BLOCK <= len {
-            // `pos >= BLOCK`: the three bytes before the block are in bounds, and so is the
-            // block itself.
-            let block = ptr.add(pos);
-            if is_ascii_block::<V>(block) {
-                if ends_incomplete(bytes, pos) {
-                    return Err(pos);
+        'groups: while pos + GROUP * BLOCK <= len {
+            let group_start = pos;
+            let mut errors = V::splat(0);
+            for _ in 0..GROUP {
+                if is_ascii::<V, BLOCK>(ptr.add(pos)) {
+                    if !errors.is_zero() {
+                        return Err(group_start);
+                    }
+                    // An ASCII block cannot hold an error, but it ends any sequence that
+                    // the bytes before it started.
+                    if ends_incomplete(bytes, pos) {
+                        return Err(pos);
+                    }
+                    pos = skip_ascii_blocks::<V>(bytes, pos + BLOCK);
+                    continue 'groups;
                 }
+                errors = errors.or(check_block(&k, ptr.add(pos)));
                 pos += BLOCK;
-                while pos + BLOCK <= len && is_ascii_block::<V>(ptr.add(pos)) {
-                    pos += BLOCK;
-                }
-                continue;
             }
-            if !check_block(&k, block).is_zero() {
-                return Err(pos);
+            if !errors.is_zero() {
+                return Err(group_start);
             }
-            pos += BLOCK;
         }
-        // The rest, fewer than `BLOCK` bytes, in registers; `pos >= BLOCK >= BYTES`, so the
-        // register before it is in bounds.
+        // The rest, fewer than `GROUP * BLOCK` bytes, in registers. `pos >= BLOCK >= BYTES`,
+        // so the register before it is in bounds.
         let prev = V::load(ptr.add(pos - V::BYTES));
         match check_span(&k, bytes, pos, len, prev) {
             true => Err(pos),

@@ -72,9 +72,15 @@ impl Vector for Avx2 {
     }
 
     #[inline(always)]
-    unsafe fn saturating_sub(self, other: Self) -> Self {
+    unsafe fn average(self, other: Self) -> Self {
         // SAFETY: AVX2 is supported (trait contract).
-        unsafe { Avx2(_mm256_subs_epu8(self.0, other.0)) }
+        unsafe { Avx2(_mm256_avg_epu8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_max_epu8(self.0, other.0)) }
     }
 
     #[inline(always)]
@@ -114,7 +120,7 @@ impl Vector for Avx2 {
     #[inline(always)]
     unsafe fn is_ascii(self) -> bool {
         // SAFETY: AVX2 is supported (trait contract).
-        unsafe { _mm256_movemask_epi8(self.0) == 0 }
+        unsafe { _mm256_testz_si256(self.0, _mm256_set1_epi8(i8::MIN)) == 1 }
     }
 
     #[inline(always)]

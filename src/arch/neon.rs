@@ -59,9 +59,15 @@ impl Vector for Neon {
     }
 
     #[inline(always)]
-    unsafe fn saturating_sub(self, other: Self) -> Self {
+    unsafe fn average(self, other: Self) -> Self {
         // SAFETY: NEON is supported (trait contract).
-        unsafe { Neon(vqsubq_u8(self.0, other.0)) }
+        unsafe { Neon(vrhaddq_u8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vmaxq_u8(self.0, other.0)) }
     }
 
     #[inline(always)]

@@ -62,9 +62,15 @@ impl Vector for Sse41 {
     }
 
     #[inline(always)]
-    unsafe fn saturating_sub(self, other: Self) -> Self {
+    unsafe fn average(self, other: Self) -> Self {
         // SAFETY: SSE4.1 is supported (trait contract).
-        unsafe { Sse41(_mm_subs_epu8(self.0, other.0)) }
+        unsafe { Sse41(_mm_avg_epu8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { Sse41(_mm_max_epu8(self.0, other.0)) }
     }
 
     #[inline(always)]
@@ -101,7 +107,7 @@ impl Vector for Sse41 {
     #[inline(always)]
     unsafe fn is_ascii(self) -> bool {
         // SAFETY: SSE4.1 is supported (trait contract).
-        unsafe { _mm_movemask_epi8(self.0) == 0 }
+        unsafe { _mm_testz_si128(self.0, _mm_set1_epi8(i8::MIN)) == 1 }
     }
 
     #[inline(always)]
