@@ -61,6 +61,8 @@ pub(crate) trait Vector: Copy {
     unsafe fn and(self, other: Self) -> Self;
     unsafe fn or(self, other: Self) -> Self;
     unsafe fn xor(self, other: Self) -> Self;
+    /// Per-byte unsigned saturating subtraction.
+    unsafe fn saturating_sub(self, other: Self) -> Self;
     /// Per-byte rounded average, `(self + other + 1) >> 1` without overflow. (Unlike a
     /// subtraction it commutes, so a load can fold into it as a memory operand.)
     unsafe fn average(self, other: Self) -> Self;
@@ -95,7 +97,19 @@ pub(crate) struct Constants<V> {
     /// lead.
     fourth_byte_threshold: V,
     two_continuations: V,
+    /// The largest byte allowed at each position of the input's last register: the last
+    /// three bytes may not start sequences longer than what is left.
+    max_at_end: V,
 }
+
+/// `MAX_AT_END[32 - BYTES..]` is [`Constants::max_at_end`] for registers of `BYTES`.
+static MAX_AT_END: [u8; 32] = {
+    let mut max = [0xFF; 32];
+    max[29] = 0xEF; // a 4-byte lead needs three more bytes
+    max[30] = 0xDF; // a 3- or 4-byte lead needs two or more
+    max[31] = 0xBF; // any lead byte needs one or more
+    max
+};
 
 impl<V: Vector> Constants<V> {
     #[inline(always)]
@@ -110,6 +124,7 @@ impl<V: Vector> Constants<V> {
                 third_byte_threshold: V::splat(0xFF - 0xE0),
                 fourth_byte_threshold: V::splat(0xFF - 0xF0),
                 two_continuations: V::splat(tables::TWO_CONTINUATIONS),
+                max_at_end: V::load(MAX_AT_END[32 - V::BYTES..].as_ptr()),
             }
         }
     }
@@ -138,29 +153,36 @@ unsafe fn check<V: Vector>(k: &Constants<V>, cur: V, prev1: V, prev2: V, prev3: 
     }
 }
 
-/// Checks the `BLOCK` bytes at `ptr`, reading the three bytes before it from memory.
+/// Checks the register at `ptr`, reading the bytes before it from memory.
+///
+/// # Safety
+/// `ptr - 3 .. ptr + BYTES` must be in bounds, and the CPU must support `V`.
+#[inline(always)]
+unsafe fn check_in_memory<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
+    // SAFETY: the loads read `ptr - 3 .. ptr + BYTES` (caller's guarantee).
+    unsafe {
+        let cur = V::load(ptr);
+        check(k, cur, V::load(ptr.sub(1)), V::load(ptr.sub(2)), V::load(ptr.sub(3)))
+    }
+}
+
+/// Checks the `BLOCK` bytes at `ptr`, reading the bytes before it from memory.
 ///
 /// # Safety
 /// `ptr - 3 .. ptr + BLOCK` must be in bounds, and the CPU must support `V`.
 #[inline(always)]
 unsafe fn check_block<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
-    // SAFETY: the CPU supports `V` (caller's guarantee).
-    let mut errors = unsafe { V::splat(0) };
-    let mut offset = 0;
-    while offset < BLOCK {
-        // SAFETY: `ptr + offset - 3 .. ptr + offset + BYTES` lies within
-        // `ptr - 3 .. ptr + BLOCK`, which the caller guarantees in bounds.
-        unsafe {
-            let at = ptr.add(offset);
-            let cur = V::load(at);
-            let prev1 = V::load(at.sub(1));
-            let prev2 = V::load(at.sub(2));
-            let prev3 = V::load(at.sub(3));
-            errors = errors.or(check(k, cur, prev1, prev2, prev3));
+    // SAFETY: each register and the bytes before it lie within `ptr - 3 .. ptr + BLOCK`
+    // (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        let mut errors = V::splat(0);
+        let mut offset = 0;
+        while offset < BLOCK {
+            errors = errors.or(check_in_memory(k, ptr.add(offset)));
+            offset += V::BYTES;
         }
-        offset += V::BYTES;
+        errors
     }
-    errors
 }
 
 /// Are the `LEN` bytes at `ptr` all ASCII? (`LEN` is a multiple of `BYTES`.)
@@ -202,63 +224,94 @@ unsafe fn skip_ascii_blocks<V: Vector>(bytes: &[u8], mut pos: usize) -> usize {
     pos
 }
 
-/// Checks `bytes[start..end]` a register at a time, shifting each register's predecessor
-/// in from the one before (`prev` holds the `BYTES` bytes before `start`; zeros at the
-/// start of the input). If `end == bytes.len()`, also checks that the input does not end
-/// inside a sequence. Returns whether an error was found.
-///
-/// With `end < bytes.len()`, `end - start` must be a multiple of `BYTES`.
+/// Checks the register `cur`, shifting the bytes before it in from `prev` (the register
+/// before it; zeros before the start of the input).
 ///
 /// # Safety
 /// The CPU must support `V`.
 #[inline(always)]
-unsafe fn check_span<V: Vector>(
-    k: &Constants<V>,
-    bytes: &[u8],
-    start: usize,
-    end: usize,
-    mut prev: V,
-) -> bool {
-    let ptr = bytes.as_ptr();
-    // SAFETY: the CPU supports `V` (caller's guarantee).
-    let mut errors = unsafe { V::splat(0) };
-    let mut pos = start;
-    // One step per register. At the end of the input the last register is partial (and
-    // empty if the input ends on a register boundary), so a zero byte always follows the
-    // input and an unfinished sequence fails the check.
-    loop {
-        let at_end = pos + V::BYTES > end;
-        if at_end && end < bytes.len() {
-            break;
-        }
-        // SAFETY: `pos + BYTES <= end <= bytes.len()` for a full load, and a partial load
-        // reads exactly `bytes[pos..end]`; the CPU supports `V` (caller's guarantee).
-        unsafe {
-            let cur = if at_end {
-                V::load_partial(ptr.add(pos), end - pos)
-            } else {
-                V::load(ptr.add(pos))
-            };
-            if !cur.or(prev).is_ascii() {
-                let found = check(k, cur, cur.prev1(prev), cur.prev2(prev), cur.prev3(prev));
-                errors = errors.or(found);
-            }
-            prev = cur;
-        }
-        if at_end {
-            break;
-        }
-        pos += V::BYTES;
-    }
-    // SAFETY: the CPU supports `V` (caller's guarantee).
-    unsafe { !errors.is_zero() }
+unsafe fn check_in_registers<V: Vector>(k: &Constants<V>, cur: V, prev: V) -> V {
+    // SAFETY: the CPU supports `V` (caller's guarantee); no memory is accessed.
+    unsafe { check(k, cur, cur.prev1(prev), cur.prev2(prev), cur.prev3(prev)) }
 }
 
 /// Does a sequence started in the three bytes before `pos` need more bytes than that?
-/// (Called where a run of ASCII blocks begins.)
+/// (Called where a run of ASCII blocks begins, and at the end of an ASCII tail.)
 #[inline(always)]
 fn ends_incomplete(bytes: &[u8], pos: usize) -> bool {
     bytes[pos - 1] >= 0xC0 || bytes[pos - 2] >= 0xE0 || bytes[pos - 3] >= 0xF0
+}
+
+/// Inputs shorter than `BYTES + 3`: one register, or a full one and one holding the last
+/// one or two bytes, zero-padded. The padding makes an unfinished sequence at the end fail
+/// the check.
+///
+/// # Safety
+/// `bytes.len() < V::BYTES + 3`, and the CPU must support `V`.
+#[inline(always)]
+unsafe fn validate_short<V: Vector>(k: &Constants<V>, bytes: &[u8]) -> Result<(), usize> {
+    let (ptr, len) = (bytes.as_ptr(), bytes.len());
+    // SAFETY: the loads read `bytes[..len]` (partial) or `bytes[..BYTES]` and
+    // `bytes[BYTES..len]` (partial) when `len >= BYTES`; the CPU supports `V`.
+    unsafe {
+        let zero = V::splat(0);
+        if len < V::BYTES {
+            let only = V::load_partial(ptr, len);
+            if only.is_ascii() || check_in_registers(k, only, zero).is_zero() {
+                return Ok(());
+            }
+            return Err(0);
+        }
+        let first = V::load(ptr);
+        let last = V::load_partial(ptr.add(V::BYTES), len - V::BYTES);
+        if first.or(last).is_ascii() {
+            return Ok(());
+        }
+        let errors = check_in_registers(k, first, zero).or(check_in_registers(k, last, first));
+        if errors.is_zero() {
+            Ok(())
+        } else {
+            Err(0)
+        }
+    }
+}
+
+/// Checks `bytes[start..]`, where `3 <= start` and `bytes.len() >= BYTES + 3`, a register
+/// at a time, the last register ending at the end of the input (overlapping the one before
+/// it), then checks that the input does not end inside a sequence. Returns whether an
+/// error was found.
+///
+/// # Safety
+/// The CPU must support `V`.
+#[inline(always)]
+unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -> bool {
+    let ptr = bytes.as_ptr();
+    let last = bytes.len() - V::BYTES;
+    // SAFETY: every register read starts at `pos < last` or at `last`, so it ends within
+    // `bytes`; the bytes before it start at `pos - 3 >= start - 3 >= 0` or at
+    // `last - 3 >= 0`. The CPU supports `V` (caller's guarantee).
+    unsafe {
+        // All ASCII: only a sequence started before `start` can be unfinished.
+        let mut any = V::load(ptr.add(last));
+        let mut pos = start;
+        while pos < last {
+            any = any.or(V::load(ptr.add(pos)));
+            pos += V::BYTES;
+        }
+        if any.is_ascii() {
+            return ends_incomplete(bytes, start);
+        }
+        let mut errors = V::splat(0);
+        let mut pos = start;
+        while pos < last {
+            errors = errors.or(check_in_memory(k, ptr.add(pos)));
+            pos += V::BYTES;
+        }
+        errors = errors.or(check_in_memory(k, ptr.add(last)));
+        // The last three bytes must not start sequences longer than what is left.
+        let unfinished = V::load(ptr.add(last)).saturating_sub(k.max_at_end);
+        !errors.or(unfinished).is_zero()
+    }
 }
 
 /// Blocks per error test in the main loop: the error bits of four blocks are ORed
@@ -278,19 +331,17 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     // bounds: see the comment at each one.
     unsafe {
         let k = Constants::<V>::new();
-        if len < BLOCK {
-            return match check_span(&k, bytes, 0, len, V::splat(0)) {
-                true => Err(0),
-                false => Ok(()),
-            };
+        if len < V::BYTES + 3 {
+            return validate_short(&k, bytes);
         }
-        // The first block, in registers: its first bytes have no bytes before them.
-        if check_span(&k, bytes, 0, BLOCK, V::splat(0)) {
+        // The first register, `len >= BYTES`: no bytes stand before it.
+        let first = V::load(ptr);
+        if !first.is_ascii() && !check_in_registers(&k, first, V::splat(0)).is_zero() {
             return Err(0);
         }
-        // Groups of blocks. `pos >= BLOCK` throughout, so the three bytes before each block
-        // are in bounds, and `pos + GROUP * BLOCK <= len` covers the blocks themselves.
-        let mut pos = BLOCK;
+        // Groups of blocks. `pos >= BYTES >= 3` throughout, so the three bytes before each
+        // block are in bounds, and `pos + GROUP * BLOCK <= len` covers the blocks.
+        let mut pos = V::BYTES;
         'groups: while pos + GROUP * BLOCK <= len {
             let group_start = pos;
             let mut errors = V::splat(0);
@@ -314,10 +365,8 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
                 return Err(group_start);
             }
         }
-        // The rest, fewer than `GROUP * BLOCK` bytes, in registers. `pos >= BLOCK >= BYTES`,
-        // so the register before it is in bounds.
-        let prev = V::load(ptr.add(pos - V::BYTES));
-        match check_span(&k, bytes, pos, len, prev) {
+        // Fewer than `GROUP * BLOCK` bytes are left; `len >= BYTES + 3`.
+        match tail_has_errors(&k, bytes, pos) {
             true => Err(pos),
             false => Ok(()),
         }

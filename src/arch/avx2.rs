@@ -72,6 +72,12 @@ impl Vector for Avx2 {
     }
 
     #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_subs_epu8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
     unsafe fn average(self, other: Self) -> Self {
         // SAFETY: AVX2 is supported (trait contract).
         unsafe { Avx2(_mm256_avg_epu8(self.0, other.0)) }

@@ -59,6 +59,12 @@ impl Vector for Neon {
     }
 
     #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vqsubq_u8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
     unsafe fn average(self, other: Self) -> Self {
         // SAFETY: NEON is supported (trait contract).
         unsafe { Neon(vrhaddq_u8(self.0, other.0)) }

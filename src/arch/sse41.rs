@@ -62,6 +62,12 @@ impl Vector for Sse41 {
     }
 
     #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { Sse41(_mm_subs_epu8(self.0, other.0)) }
+    }
+
+    #[inline(always)]
     unsafe fn average(self, other: Self) -> Self {
         // SAFETY: SSE4.1 is supported (trait contract).
         unsafe { Sse41(_mm_avg_epu8(self.0, other.0)) }
