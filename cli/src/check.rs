@@ -403,14 +403,23 @@ mod tests {
         let text = "ab\r\nçé€😀\n\nxyz";
         let mut collector = Collector::new(10);
         collector.skip(text.as_bytes());
-        assert_eq!((collector.line, collector.column, collector.pos), (4, 4, 20));
+        assert_eq!(
+            (collector.line, collector.column, collector.pos),
+            (4, 4, 20)
+        );
         assert!(collector.record(b"q", ErrorKind::InvalidByte, b"\xFF"));
         assert!(collector.record(b"", ErrorKind::TooShort, b"\xE2\x82"));
         collector.skip("é\n".as_bytes());
         assert_eq!(collector.errors[0].column, 5);
         assert_eq!(collector.errors[1].column, 6);
-        assert_eq!((collector.line, collector.column, collector.pos), (5, 1, 27));
-        assert_eq!((collector.errors[0].offset, collector.errors[1].offset), (21, 22));
+        assert_eq!(
+            (collector.line, collector.column, collector.pos),
+            (5, 1, 27)
+        );
+        assert_eq!(
+            (collector.errors[0].offset, collector.errors[1].offset),
+            (21, 22)
+        );
     }
 
     #[test]
@@ -431,7 +440,10 @@ mod tests {
             }
         }
         assert!(expected.len() >= 4);
-        for engine in Kernel::available().map(Engine::Kernel).chain([Engine::Fastest]) {
+        for engine in Kernel::available()
+            .map(Engine::Kernel)
+            .chain([Engine::Fastest])
+        {
             let slice = check_slice(&data, engine, usize::MAX, &mut |_| {});
             assert_eq!(slice, stream(&data, engine, usize::MAX), "{engine:?}");
             assert!(!slice.truncated);

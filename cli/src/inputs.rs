@@ -131,7 +131,10 @@ impl Inputs {
         use std::os::fd::AsFd;
 
         // A duplicate of descriptor 0 as a `File`, to map it if it is a regular file.
-        let fd = io::stdin().as_fd().try_clone_to_owned().map_err(|e| describe(&e))?;
+        let fd = io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .map_err(|e| describe(&e))?;
         let mut file = File::from(fd);
         let offset = match file.metadata() {
             Ok(meta) if meta.is_file() => file.stream_position().unwrap_or(0),
@@ -220,9 +223,12 @@ impl Inputs {
     /// Checks bytes in memory, with a progress bar if it takes long.
     fn check_bytes(&self, name: &str, data: &[u8]) -> Outcome {
         let mut progress = Progress::new(name, Some(data.len() as u64), self.settings.progress);
-        let outcome = check_slice(data, self.settings.engine, self.settings.limit, &mut |done| {
-            progress.set(done)
-        });
+        let outcome = check_slice(
+            data,
+            self.settings.engine,
+            self.settings.limit,
+            &mut |done| progress.set(done),
+        );
         progress.finish();
         outcome
     }

@@ -7,6 +7,8 @@
 //! * `progress`: the progress bar of slow inputs;
 //! * `sigbus`: a clean exit when a mapped file shrinks while being read.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod check;
 mod inputs;
 mod progress;
@@ -148,7 +150,12 @@ struct Args {
 
 /// Parses `--kernel`: a kernel's name, which this CPU must support.
 fn parse_kernel(name: &str) -> Result<Kernel, String> {
-    let available = || Kernel::available().map(Kernel::name).collect::<Vec<_>>().join(", ");
+    let available = || {
+        Kernel::available()
+            .map(Kernel::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let kernel: Kernel = name
         .parse()
         .map_err(|err| format!("{err}; this CPU runs: {}", available()))?;
@@ -167,7 +174,10 @@ fn main() -> ExitCode {
     if let Some(threads) = args.threads {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.get());
         if let Err(err) = pool.build_global() {
-            let _ = writeln!(io::stderr(), "utf8check: cannot start {threads} threads: {err}");
+            let _ = writeln!(
+                io::stderr(),
+                "utf8check: cannot start {threads} threads: {err}"
+            );
             return ExitCode::from(2);
         }
     }

@@ -126,7 +126,10 @@ impl Reporter {
                     )?;
                 }
                 if let (true, Some(max)) = (outcome.truncated, self.max_errors) {
-                    self.problem(name, &format!("more invalid sequences after the first {max}"))?;
+                    self.problem(
+                        name,
+                        &format!("more invalid sequences after the first {max}"),
+                    )?;
                 }
             }
             Format::Json => {
@@ -152,7 +155,13 @@ impl Reporter {
     /// Writing to standard output failed.
     pub fn failure(&mut self, name: &str, reason: &str) -> io::Result<()> {
         if self.format == Format::Json {
-            serde_json::to_writer(&mut self.out, &JsonFailure { path: name, error: reason })?;
+            serde_json::to_writer(
+                &mut self.out,
+                &JsonFailure {
+                    path: name,
+                    error: reason,
+                },
+            )?;
             writeln!(self.out)?;
         }
         self.problem(name, reason)
@@ -166,7 +175,6 @@ impl Reporter {
         let _ = writeln!(io::stderr(), "utf8check: {name}: {message}");
         Ok(())
     }
-
 }
 
 #[cfg(test)]
