@@ -5,7 +5,7 @@
 //! counts only the instructions executed inside `measured`. Usage of the program itself:
 //! `instructions IMPLEMENTATION TEXT SIZE REPEAT`.
 
-#[path = "corpus.rs"]
+#[path = "common/corpus.rs"]
 mod corpus;
 
 use std::hint::black_box;

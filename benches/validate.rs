@@ -10,7 +10,7 @@
 //! `cargo bench --bench validate -- 'cjk/1KiB'` filters. `benches/report.py` turns the
 //! results into the table of `docs/benchmarks.md`.
 
-#[path = "corpus.rs"]
+#[path = "common/corpus.rs"]
 mod corpus;
 
 use std::hint::black_box;

@@ -43,13 +43,12 @@ fn features() -> u8 {
 fn detect() -> u8 {
     // Every x86-64 CPU has `cpuid`; on 32-bit x86 the kernels are compiled only for
     // targets with SSE2 (see `kernel.rs`), all of which have it too.
+    // (`__cpuid_count` is a safe function on newer compilers.)
+    #[allow(unused_unsafe)]
     let leaf = |eax: u32, ecx: u32| -> CpuidResult {
         // SAFETY: `cpuid` exists on every CPU this is compiled for (see above); it only
         // reads identification registers.
-        #[allow(unused_unsafe)] // `__cpuid_count` is a safe function on newer compilers.
-        unsafe {
-            __cpuid_count(eax, ecx)
-        }
+        unsafe { __cpuid_count(eax, ecx) }
     };
     let max_leaf = leaf(0, 0).eax;
     if max_leaf < 1 {

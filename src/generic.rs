@@ -114,7 +114,7 @@ static MAX_AT_END: [u8; 32] = {
 impl<V: Vector> Constants<V> {
     #[inline(always)]
     unsafe fn new() -> Self {
-        // SAFETY (for the block): the caller's CPU supports `V` (trait contract).
+        // SAFETY: the caller's CPU supports `V` (trait contract).
         unsafe {
             Constants {
                 prev_high_nibble: V::table(&tables::PREV_HIGH_NIBBLE),
@@ -134,7 +134,7 @@ impl<V: Vector> Constants<V> {
 /// (`prev1`, `prev2`, `prev3`). Zero iff no byte of `cur` breaks a rule.
 #[inline(always)]
 unsafe fn check<V: Vector>(k: &Constants<V>, cur: V, prev1: V, prev2: V, prev3: V) -> V {
-    // SAFETY (for the block): the caller's CPU supports `V` (trait contract); no memory
+    // SAFETY: the caller's CPU supports `V` (trait contract); no memory
     // is accessed.
     unsafe {
         let by_prev_high = k.prev_high_nibble.lookup(prev1.high_nibbles());
@@ -327,7 +327,7 @@ const GROUP: usize = 4;
 pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     let len = bytes.len();
     let ptr = bytes.as_ptr();
-    // SAFETY (for the block): the CPU supports `V` (caller's guarantee). Every load is in
+    // SAFETY: the CPU supports `V` (caller's guarantee). Every load is in
     // bounds: see the comment at each one.
     unsafe {
         let k = Constants::<V>::new();
@@ -382,7 +382,7 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
 #[inline(always)]
 pub(crate) unsafe fn read_partial_words(ptr: *const u8, len: usize) -> (u64, u64) {
     debug_assert!(len < 16);
-    // SAFETY (for the block): every read below lies within `ptr..ptr + len`, readable by
+    // SAFETY: every read below lies within `ptr..ptr + len`, readable by
     // the caller's guarantee; `read_unaligned` needs no alignment.
     unsafe {
         let u64_at = |i: usize| u64::from_le(ptr.add(i).cast::<u64>().read_unaligned());

@@ -1,7 +1,7 @@
 //! Generated text for the benchmarks: deterministic, in several scripts, with the mix of
 //! ASCII punctuation, spaces and newlines that real text in each script has.
 //!
-//! Shared by the benchmarks with `#[path = "corpus.rs"] mod corpus;`.
+//! Shared by the benchmarks with `#[path = "common/corpus.rs"] mod corpus;`.
 
 #![allow(dead_code)] // each benchmark uses part of it
 
@@ -56,7 +56,7 @@ impl Rng {
         Rng(seed | 1)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -64,7 +64,7 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
+        (self.next_u64() % u64::from(n)) as u32
     }
 
     fn pick(&mut self, chars: &[char]) -> char {
