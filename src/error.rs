@@ -121,7 +121,6 @@ impl Utf8Error {
 
     /// The same error, `offset` bytes further into a larger input (for chunked and parallel
     /// validation, which find errors relative to a piece of the whole).
-    #[allow(dead_code)] // until the streaming and parallel validators use it
     pub(crate) fn offset_by(self, offset: usize) -> Utf8Error {
         Utf8Error {
             valid_up_to: self.valid_up_to + offset,

@@ -16,6 +16,9 @@
 //!   `core::str` namesakes: same results, same `valid_up_to` and `error_len` on every
 //!   input. [`Utf8Error::kind`] also says *why* the input is not UTF-8.
 //! * [`is_valid`] is the yes/no question.
+//! * [`Validator`] checks a stream that arrives in chunks (also without `std`), and
+//!   `io::Utf8Reader` and `io::Utf8Writer` (feature `std`) check what is read or written
+//!   through them.
 //! * [`Kernel`] lists the implementations (AVX2, SSE4.1, NEON, scalar) and runs any of them
 //!   directly; the functions above use the fastest one this CPU supports, chosen once.
 //!
@@ -24,7 +27,8 @@
 //! explains it and this crate's variations.
 //!
 //! # Features
-//! * `std` (default): `std::error::Error` and `From<Utf8Error> for std::io::Error`.
+//! * `std` (default): `std::error::Error`, `From<Utf8Error> for std::io::Error` and the
+//!   `io` adapters.
 //!   Without it the crate is `#![no_std]` and still detects AVX2 and SSE4.1 at run time.
 //! * `rayon`: parallel validation of huge buffers.
 
@@ -43,10 +47,15 @@ mod error;
 mod generic;
 mod kernel;
 mod scalar;
+mod stream;
 mod tables;
+
+#[cfg(feature = "std")]
+pub mod io;
 
 pub use error::{ErrorKind, Utf8Error};
 pub use kernel::{Kernel, ParseKernelError};
+pub use stream::Validator;
 
 /// Converts a slice of bytes to a string slice, exactly like [`core::str::from_utf8`].
 ///
