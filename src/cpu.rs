@@ -8,9 +8,9 @@
 //! itself (and SSSE3, which the kernel uses for `pshufb`), not on SSE4.2.
 
 #[cfg(target_arch = "x86")]
-use core::arch::x86::{CpuidResult, __cpuid_count, _xgetbv};
+use core::arch::x86::{__cpuid_count, _xgetbv, CpuidResult};
 #[cfg(target_arch = "x86_64")]
-use core::arch::x86_64::{CpuidResult, __cpuid_count, _xgetbv};
+use core::arch::x86_64::{__cpuid_count, _xgetbv, CpuidResult};
 use core::sync::atomic::{AtomicU8, Ordering};
 
 const KNOWN: u8 = 1;

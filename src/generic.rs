@@ -12,7 +12,8 @@
 //! * in the main loop, unaligned loads one, two and three bytes back (no cross-lane
 //!   shuffles, and two of the three loads fold into the arithmetic as memory operands);
 //! * at the start and at the end of the input, where those loads would leave the slice,
-//!   byte shifts between registers ([`check_span`]), with zeros (ASCII) before the input.
+//!   byte shifts between registers ([`check_in_registers`]), with zeros (ASCII) before
+//!   the input.
 //!
 //! # Blocks and the ASCII fast path
 //! The main loop takes 64-byte blocks, in groups of four whose error bits are tested once.
@@ -162,7 +163,13 @@ unsafe fn check_in_memory<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
     // SAFETY: the loads read `ptr - 3 .. ptr + BYTES` (caller's guarantee).
     unsafe {
         let cur = V::load(ptr);
-        check(k, cur, V::load(ptr.sub(1)), V::load(ptr.sub(2)), V::load(ptr.sub(3)))
+        check(
+            k,
+            cur,
+            V::load(ptr.sub(1)),
+            V::load(ptr.sub(2)),
+            V::load(ptr.sub(3)),
+        )
     }
 }
 
@@ -403,14 +410,19 @@ pub(crate) unsafe fn read_partial_words(ptr: *const u8, len: usize) -> (u64, u64
         let u8_at = |i: usize| u64::from(*ptr.add(i));
         if len >= 8 {
             // Bytes 8..len are the top `len - 8` bytes of the word ending at `len`.
-            let high = u64_at(len - 8).checked_shr(8 * (16 - len) as u32).unwrap_or(0);
+            let high = u64_at(len - 8)
+                .checked_shr(8 * (16 - len) as u32)
+                .unwrap_or(0);
             (u64_at(0), high)
         } else if len >= 4 {
             // Two words that overlap: bytes 0..4 and len-4..len.
             (u32_at(0) | u32_at(len - 4) << (8 * (len - 4)), 0)
         } else if len > 0 {
             // The first, middle and last byte cover lengths 1 to 3.
-            (u8_at(0) | u8_at(len / 2) << (8 * (len / 2)) | u8_at(len - 1) << (8 * (len - 1)), 0)
+            (
+                u8_at(0) | u8_at(len / 2) << (8 * (len / 2)) | u8_at(len - 1) << (8 * (len - 1)),
+                0,
+            )
         } else {
             (0, 0)
         }

@@ -151,5 +151,7 @@ pub fn text(kind: Text, len: usize, seed: u64) -> Vec<u8> {
 
 /// `count` different valid texts of `len` bytes each.
 pub fn texts(kind: Text, len: usize, count: usize) -> Vec<Vec<u8>> {
-    (0..count as u64).map(|i| text(kind, len, 0x9E37_79B9 + i)).collect()
+    (0..count as u64)
+        .map(|i| text(kind, len, 0x9E37_79B9 + i))
+        .collect()
 }

@@ -44,7 +44,10 @@ impl Vector for Avx2 {
         unsafe {
             let (low, high) = if len >= 16 {
                 let (a, b) = read_partial_words(ptr.add(16), len - 16);
-                (_mm_loadu_si128(ptr.cast()), _mm_set_epi64x(b as i64, a as i64))
+                (
+                    _mm_loadu_si128(ptr.cast()),
+                    _mm_set_epi64x(b as i64, a as i64),
+                )
             } else {
                 let (a, b) = read_partial_words(ptr, len);
                 (_mm_set_epi64x(b as i64, a as i64), _mm_setzero_si128())

@@ -83,7 +83,12 @@ impl Vector for Sse41 {
     unsafe fn high_nibbles(self) -> Self {
         // There is no 8-bit shift: shift 16-bit lanes and mask off the bits that crossed.
         // SAFETY: SSE4.1 is supported (trait contract).
-        unsafe { Sse41(_mm_and_si128(_mm_srli_epi16::<4>(self.0), _mm_set1_epi8(0x0F))) }
+        unsafe {
+            Sse41(_mm_and_si128(
+                _mm_srli_epi16::<4>(self.0),
+                _mm_set1_epi8(0x0F),
+            ))
+        }
     }
 
     #[inline(always)]
