@@ -30,7 +30,9 @@
 //! * `std` (default): `std::error::Error`, `From<Utf8Error> for std::io::Error` and the
 //!   `io` adapters.
 //!   Without it the crate is `#![no_std]` and still detects AVX2 and SSE4.1 at run time.
-//! * `rayon`: parallel validation of huge buffers.
+//! * `rayon`: parallel validation of huge buffers on the caller's rayon thread pool, with
+//!   the same results as the single-threaded functions: `par::from_utf8`,
+//!   `par::from_utf8_mut` and `par::is_valid`.
 
 #![no_std]
 #![deny(missing_docs, unsafe_op_in_unsafe_fn)]
@@ -46,6 +48,8 @@ mod dispatch;
 mod error;
 mod generic;
 mod kernel;
+#[cfg(feature = "rayon")]
+pub mod par;
 mod scalar;
 mod stream;
 mod tables;

@@ -1,0 +1,254 @@
+//! Parallel validation of large buffers on the caller's rayon pool (feature `rayon`).
+//!
+//! One core validates text about as fast as it can read memory, so a buffer of hundreds of
+//! MiB goes faster only with more cores. [`from_utf8`], [`from_utf8_mut`] and [`is_valid`]
+//! split the buffer into pieces, validate the pieces on the current rayon thread pool (the
+//! global one, or the pool whose [`install`](rayon::ThreadPool::install) they run under),
+//! and give exactly the answers of their single-threaded namesakes, error included.
+//!
+//! # Splitting at resynchronization points
+//! UTF-8 is self-synchronizing: a character starts at every byte that is not a
+//! continuation byte. The nominal split points are multiples of the piece length; each is
+//! moved back over at most 3 continuation bytes to the nearest byte that is not one. Split
+//! there, the buffer is valid exactly when every piece is, since a valid buffer is
+//! cut between characters and valid strings concatenate to a valid string. A piece is
+//! validated in place (no copy) by the same SIMD kernel as [`crate::from_utf8`], as if it
+//! were a whole input:
+//!
+//! * its first bytes see "nothing" before them, which is right because the pieces before
+//!   it, being valid, end on a character boundary;
+//! * a piece that ends inside a sequence fails, which is right because the next byte
+//!   starts a character (it is not a continuation byte), so the sequence is cut short in
+//!   the whole buffer too.
+//!
+//! If the 4 bytes up to a nominal split point are all continuation bytes, no character
+//! boundary is near. The split then stays where it is: a run of 4 continuation bytes is
+//! invalid anyway, the piece on the left cannot end inside a sequence (its last 3 bytes
+//! are continuation bytes), and the piece on the right starts with a continuation byte,
+//! so it fails and the first error is found before or at its start.
+//!
+//! # Exact errors
+//! Each failing piece records its kernel checkpoint (as an absolute offset) with an atomic
+//! `fetch_min`. After the pieces are done, every piece before the lowest failing one
+//! passed, so the buffer up to that piece is valid, and the scalar locator
+//! (`scalar::exact`) runs on the *whole* buffer from the checkpoint: it sees the bytes
+//! of the next piece, so an error at the end of a piece gets std's `error_len` and the
+//! right [`ErrorKind`](crate::ErrorKind) (a sequence cut short by the next piece's first
+//! byte is [`TooShort`](crate::ErrorKind::TooShort), not `Truncated`). The result does not
+//! depend on the thread count, the scheduling, or which piece fails first in time.
+//!
+//! # Early exit
+//! A piece is skipped when a failure before its first byte is already recorded; pieces
+//! before the failure always run, so the lowest failure is exact. [`is_valid`] needs no
+//! position and skips every piece once any piece has failed. Pieces are small (see
+//! below), so work stops within one piece per thread of the failure being found.
+//!
+//! # Piece length and the serial threshold
+//! The pieces are 64 KiB long (`CHUNK_LEN`), and rayon hands out contiguous runs of them,
+//! split further only when a thread runs out of work (work stealing). So each thread
+//! streams through long contiguous stretches of memory, which the hardware prefetchers
+//! follow, while the unit of load balancing and of early exit stays small: at the 10 to
+//! 20 GB/s one core validates, a piece takes a few microseconds. The cost per piece (an
+//! atomic load, finding the split point, the kernel's start and end) is a few tens of
+//! nanoseconds, about 1% of a piece. Nothing is reused after it is read, so the cache
+//! sizes do not bound the piece length; smaller pieces only add that fixed cost, larger
+//! ones balance buffers of a few MiB worse (a thread that is late to start, or slowed by
+//! another process, leaves up to a piece of work to the others) and react later to an
+//! error. `cargo bench --features rayon --bench par` measures pieces of 4 KiB to 4 MiB
+//! (`docs/benchmarks.md`): on 64 MiB they run at the same speed within the noise.
+//!
+//! Buffers shorter than 512 KiB (`SERIAL_BELOW`), and any buffer when the pool has one
+//! thread, are validated on the calling thread with no rayon call at all. One core
+//! validates 512 KiB in about 25 to 50 microseconds; waking the pool's sleeping threads
+//! and joining them costs about 10, which the same benchmark measures: below the
+//! threshold the parallel version gains little or loses.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
+
+use crate::error::Utf8Error;
+use crate::{dispatch, scalar};
+
+/// The length of the pieces the buffer is split into (before the split points are moved
+/// back to character boundaries).
+const CHUNK_LEN: usize = 64 * 1024;
+
+/// Buffers shorter than this are validated on the calling thread.
+const SERIAL_BELOW: usize = 512 * 1024;
+
+/// Converts a slice of bytes to a string slice, validating pieces of it in parallel on the
+/// current rayon pool. Same result as [`crate::from_utf8`] and [`core::str::from_utf8`].
+///
+/// ```
+/// // 1 MiB of text, with an invalid byte near the end.
+/// let mut bytes = "ünïcödé ".repeat(100_000).into_bytes();
+/// assert!(utf8check::par::from_utf8(&bytes).is_ok());
+///
+/// bytes[1_000_000] = 0xFF;
+/// let err = utf8check::par::from_utf8(&bytes).unwrap_err();
+/// assert_eq!(err, utf8check::from_utf8(&bytes).unwrap_err());
+/// assert_eq!(err.valid_up_to(), std::str::from_utf8(&bytes).unwrap_err().valid_up_to());
+///
+/// // The thread count is the pool's:
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// assert_eq!(pool.install(|| utf8check::par::from_utf8(&bytes)), Err(err));
+/// ```
+///
+/// # Errors
+/// If `v` is not UTF-8: the [`Utf8Error`] of its *first* invalid sequence, exactly as
+/// [`crate::from_utf8`] reports it, whichever piece fails first in time.
+pub fn from_utf8(v: &[u8]) -> Result<&str, Utf8Error> {
+    if runs_serially(v) {
+        return crate::from_utf8(v);
+    }
+    from_utf8_with_chunk_len(v, CHUNK_LEN)
+}
+
+/// Converts a mutable slice of bytes to a mutable string slice, validating in parallel as
+/// [`from_utf8`] does. Same result as [`crate::from_utf8_mut`].
+///
+/// ```
+/// let mut bytes = "abc".repeat(300_000).into_bytes();
+/// let text = utf8check::par::from_utf8_mut(&mut bytes).unwrap();
+/// text.make_ascii_uppercase();
+/// assert!(text.starts_with("ABCABC"));
+/// ```
+///
+/// # Errors
+/// As [`from_utf8`].
+pub fn from_utf8_mut(v: &mut [u8]) -> Result<&mut str, Utf8Error> {
+    from_utf8(v)?;
+    // SAFETY: `from_utf8` returned `Ok`: `v` is UTF-8.
+    Ok(unsafe { core::str::from_utf8_unchecked_mut(v) })
+}
+
+/// Is `v` UTF-8? Validates in parallel as [`from_utf8`] does, but stops every thread as
+/// soon as any piece fails, since no position is needed. Always equal to
+/// [`crate::is_valid`].
+///
+/// ```
+/// let mut bytes = "Ελληνικά ".repeat(100_000).into_bytes();
+/// assert!(utf8check::par::is_valid(&bytes));
+/// bytes[700_008] = 0x80; // a continuation byte where a space was
+/// assert!(!utf8check::par::is_valid(&bytes));
+/// ```
+pub fn is_valid(v: &[u8]) -> bool {
+    if runs_serially(v) {
+        return crate::is_valid(v);
+    }
+    validate(v, CHUNK_LEN, Stop::AtAnyFailure).is_ok()
+}
+
+/// [`from_utf8`] with pieces of `chunk_len` bytes (at least 1) and no serial threshold:
+/// any input is split and validated on the current rayon pool. For tests and fuzzing,
+/// which need many split points in small inputs; the result is the same as
+/// [`from_utf8`]'s for every `chunk_len`.
+///
+/// ```
+/// let bytes = "a€😀".repeat(100);
+/// for chunk_len in [1, 2, 3, 7, 64] {
+///     let result = utf8check::par::from_utf8_with_chunk_len(bytes.as_bytes(), chunk_len);
+///     assert_eq!(result, Ok(bytes.as_str()));
+/// }
+/// let err = utf8check::par::from_utf8_with_chunk_len(b"ab\xE2\x82cd", 3).unwrap_err();
+/// assert_eq!((err.valid_up_to(), err.error_len()), (2, Some(2)));
+/// ```
+///
+/// # Errors
+/// As [`from_utf8`].
+#[doc(hidden)]
+pub fn from_utf8_with_chunk_len(v: &[u8], chunk_len: usize) -> Result<&str, Utf8Error> {
+    scalar::exact(v, validate(v, chunk_len, Stop::AfterFirstFailure))?;
+    // SAFETY: `exact` returned `Ok`: `v` is UTF-8.
+    Ok(unsafe { core::str::from_utf8_unchecked(v) })
+}
+
+/// Is `v` better validated on the calling thread?
+fn runs_serially(v: &[u8]) -> bool {
+    v.len() < SERIAL_BELOW || rayon::current_num_threads() == 1
+}
+
+/// Which pieces a recorded failure makes unnecessary.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Stop {
+    /// The pieces after it: the first error must be exact.
+    AfterFirstFailure,
+    /// All of them: only validity is asked.
+    AtAnyFailure,
+}
+
+/// Validates `v` in pieces of about `chunk_len` bytes on the current rayon pool: `Ok(())`
+/// if it is UTF-8, else `Err(checkpoint)` with the meaning of a kernel's result for the
+/// whole of `v` (with [`Stop::AtAnyFailure`], a checkpoint of some failing piece, not
+/// necessarily the first).
+fn validate(v: &[u8], chunk_len: usize, stop: Stop) -> Result<(), usize> {
+    let chunk_len = chunk_len.max(1);
+    let len = v.len();
+    let pieces = len / chunk_len + usize::from(len % chunk_len != 0);
+    // The lowest checkpoint (absolute) of a failed piece, or `usize::MAX`.
+    let failure = AtomicUsize::new(usize::MAX);
+    (0..pieces).into_par_iter().for_each(|i| {
+        // `i * chunk_len < len`: no overflow.
+        let nominal = i * chunk_len;
+        let start = split_point(v, nominal);
+        let skip = match stop {
+            Stop::AfterFirstFailure => failure.load(Ordering::Relaxed) < start,
+            Stop::AtAnyFailure => failure.load(Ordering::Relaxed) != usize::MAX,
+        };
+        if skip {
+            return;
+        }
+        let end = split_point(v, nominal.saturating_add(chunk_len));
+        if let Err(checkpoint) = dispatch::validate(&v[start..end]) {
+            failure.fetch_min(start + checkpoint, Ordering::Relaxed);
+        }
+    });
+    // `for_each` has joined every task, so all their stores are visible.
+    match failure.into_inner() {
+        usize::MAX => Ok(()),
+        checkpoint => Err(checkpoint),
+    }
+}
+
+/// The split point for the nominal offset `at`: the last byte in `at - 3..=at` that is
+/// not a continuation byte (a character starts there), or `at` itself if there is none
+/// (then `v` is invalid at or before `at`); `v.len()` at or past the end.
+///
+/// Split points never decrease as `at` increases: each is within 3 bytes below its
+/// nominal offset, and a later nominal offset whose window overlaps an earlier one's
+/// finds the earlier split point's byte (or a later one) in its own window.
+fn split_point(v: &[u8], at: usize) -> usize {
+    if at >= v.len() {
+        return v.len();
+    }
+    (at.saturating_sub(3)..=at)
+        .rev()
+        .find(|&i| !scalar::is_continuation(v[i]))
+        .unwrap_or(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_points_are_character_starts_and_never_decrease() {
+        let text = "a€😀éz".repeat(20);
+        let mut bytes = text.into_bytes();
+        // A run of 5 continuation bytes: no character start near some offsets.
+        bytes[40..45].fill(0x80);
+        let mut last = 0;
+        for at in 0..=bytes.len() + 2 {
+            let split = split_point(&bytes, at);
+            assert!(split <= at.min(bytes.len()) && split + 3 >= at.min(bytes.len()));
+            assert!(split >= last, "split point went back at {at}");
+            if split < bytes.len() && split != at {
+                assert!(!scalar::is_continuation(bytes[split]));
+            }
+            last = split;
+        }
+        assert_eq!(split_point(&bytes, 44), 44);
+        assert_eq!(split_point(&bytes, 0), 0);
+    }
+}
