@@ -50,9 +50,10 @@ fn main() {
         .map(|n| ThreadPoolBuilder::new().num_threads(n).build().unwrap())
         .collect();
     println!(
-        "utf8check::par benchmark: {cpus} CPUs, kernel {}, {}",
+        "utf8check::par benchmark: {cpus} CPUs, kernel {}, {}; load average at the start: {}",
         Kernel::detected().name(),
-        cpu_model()
+        cpu_model(),
+        load_average()
     );
 
     println!("\n### Throughput (GB/s)\n");
@@ -85,6 +86,7 @@ fn main() {
         println!("\n### Serial threshold ({cpus} threads, microseconds per call)\n");
         threshold(pools.last().unwrap(), quick);
     }
+    println!("\nLoad average at the end: {}", load_average());
 }
 
 /// Repetitions for a buffer of `size` bytes: about a second of work per implementation.
@@ -101,13 +103,13 @@ fn reps(quick: bool, size: usize) -> usize {
 /// time would take longer than the benchmark). The period is longer than any cache.
 fn buffer(text: Text, size: usize) -> Vec<u8> {
     let period = corpus::text(text, (8 * MIB).min(size), 42);
+    assert!(std::str::from_utf8(&period).is_ok());
     let mut out = Vec::with_capacity(size);
     while out.len() + period.len() <= size {
         out.extend_from_slice(&period);
     }
-    // Pad with ASCII: the period is valid text, and so is any prefix cut at a boundary.
+    // Valid: whole copies of valid text, then ASCII.
     out.resize(size, b' ');
-    assert!(std::str::from_utf8(&out).is_ok());
     out
 }
 
@@ -270,8 +272,9 @@ fn human(len: usize) -> String {
     }
 }
 
-/// Microseconds per call, single-threaded and forced parallel (64 KiB pieces, as `par`
-/// uses), on `mixed` text of sizes around the threshold.
+/// Microseconds per call on `mixed` text of sizes around the threshold: single-threaded,
+/// forced parallel (64 KiB pieces, as `par` uses) and `par::from_utf8`, which switches to
+/// parallel at its threshold.
 fn threshold(pool: &ThreadPool, quick: bool) {
     println!(
         "| size | single-threaded | parallel, hot | parallel, cold | `par::from_utf8`, cold |"
@@ -341,4 +344,13 @@ fn cpu_model() -> String {
                 .map(|name| name.trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// The 1-, 5- and 15-minute load averages, from `/proc/loadavg` where there is one: a
+/// busy machine makes the parallel numbers meaningless.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|avg| avg.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".into())
 }

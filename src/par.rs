@@ -52,9 +52,8 @@
 //! atomic load, finding the split point, the kernel's start and end) is a few tens of
 //! nanoseconds, about 1% of a piece. Nothing is reused after it is read, so the cache
 //! sizes do not bound the piece length; smaller pieces only add that fixed cost, larger
-//! ones balance buffers of a few MiB worse (a thread that is late to start, or slowed by
-//! another process, leaves up to a piece of work to the others) and react later to an
-//! error. `cargo bench --features rayon --bench par` measures pieces of 4 KiB to 4 MiB
+//! ones balance buffers of a few MiB worse (work is stolen a piece at a time, so threads
+//! can finish up to a piece apart) and react later to an error. `cargo bench --features rayon --bench par` measures pieces of 4 KiB to 4 MiB
 //! (`docs/benchmarks.md`): on 64 MiB they run at the same speed within the noise.
 //!
 //! Buffers shorter than 512 KiB (`SERIAL_BELOW`), and any buffer when the pool has one
