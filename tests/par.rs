@@ -480,6 +480,20 @@ fn a_later_failure_recorded_last_does_not_win() {
     });
 }
 
+/// Outside any `install`: rayon's global pool.
+#[test]
+fn on_the_global_pool() {
+    let mut v = text(2 * MIB + 1, 30, 11);
+    assert!(par::from_utf8(&v).is_ok() && par::is_valid(&v));
+    for at in [0, MIB - 1, MIB, 2 * MIB] {
+        with_error(&mut v, at, b"\xF0\x9F\x98x", |v| {
+            check(v, expected(v), &[4096], &|| {
+                format!("global pool, error at {at}")
+            })
+        });
+    }
+}
+
 #[test]
 fn from_utf8_mut_gives_the_same_answers() {
     let len = MIB + 17;
