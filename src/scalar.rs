@@ -56,7 +56,6 @@ pub(crate) fn first_error(bytes: &[u8], checkpoint: usize) -> Option<Utf8Error> 
         .rev()
         .find(|&i| !is_continuation(bytes[i]))
         .unwrap_or(low);
-    debug_assert!(core::str::from_utf8(&bytes[..start]).is_ok());
     match run(bytes, start) {
         Ok(()) => None,
         Err((valid_up_to, error_len)) => Some(Utf8Error::new(bytes, valid_up_to, error_len)),
