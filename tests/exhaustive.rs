@@ -1,0 +1,306 @@
+//! Exhaustive differential tests: every 1-, 2- and 3-byte sequence, every 4-byte lead with
+//! every second byte, sequences of byte classes at every offset, and every truncation of
+//! multilingual text, each compared with `core::str::from_utf8` (and the `ErrorKind` rule)
+//! for every kernel in `Kernel::available()`, `is_valid` included.
+//!
+//! Where a sequence stands matters to the kernels (registers of 16 or 32 bytes, 64-byte
+//! blocks, partial or overlapping loads at the end, nothing before the start), so each is
+//! placed in ASCII text, in short inputs (under one register, under one register plus the
+//! three bytes before it, under one block), in an input of exactly one block, and in a
+//! long input that reaches the main loop and ends with a tail:
+//!
+//! * single bytes at every offset of every length up to 100, and of the long input;
+//! * the 65,536 pairs at every offset of inputs of ten lengths;
+//! * the 16.7 million triples across the 16-, 32- and 64-byte boundaries (both splits),
+//!   as the whole input, and at the end of short and long inputs; and triples
+//!   of byte classes at every offset of every length up to 67 and of the long input;
+//! * 4-byte sequences: every lead `F0..=FF` with every second byte and classes after it,
+//!   across boundaries (all three splits); and four classes at every offset.
+//!
+//! std's answer is computed once per input and every kernel is compared with it. The
+//! dispatched `from_utf8` and `is_valid` run `Kernel::detected()` (see `api.rs`); they are
+//! checked here too, except for the 16.7 million triples, where they would only repeat
+//! that kernel. The work is spread over the available cores; `cargo test` runs it at
+//! opt-level 3 (see `[profile.test]` in `Cargo.toml`).
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use common::{check_against_std, check_dispatched, check_kernels, expected, kernels};
+use utf8check::Kernel;
+
+/// ASCII filler of `len` bytes (varied, like real text).
+fn filler(len: usize) -> Vec<u8> {
+    b"Lorem ipsum dolor sit amet, consectetur adipiscing elit. "
+        .iter()
+        .copied()
+        .cycle()
+        .take(len)
+        .collect()
+}
+
+/// Calls `f(i)` for every `i` in `0..n`, spread over the available cores. After a
+/// failure (a panic) the other threads stop early.
+fn par_for(n: usize, f: impl Fn(usize) + Sync) {
+    /// Raises the flag if its thread unwinds.
+    struct StopOnPanic<'a>(&'a AtomicBool);
+    impl Drop for StopOnPanic<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(n) {
+            scope.spawn(|| {
+                let _stop = StopOnPanic(&failed);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n || failed.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    f(i);
+                }
+            });
+        }
+    });
+}
+
+/// An input of ASCII filler with room for a sequence at `offset`.
+struct Slot {
+    offset: usize,
+    input: Vec<u8>,
+}
+
+impl Slot {
+    fn all(placements: &[(usize, usize)], seq_len: usize) -> Vec<Slot> {
+        placements
+            .iter()
+            .map(|&(offset, len)| {
+                assert!(offset + seq_len <= len, "{offset} + {seq_len} > {len}");
+                Slot {
+                    offset,
+                    input: filler(len),
+                }
+            })
+            .collect()
+    }
+
+    /// Writes `seq` at the slot's offset and checks the input.
+    #[inline]
+    fn check(&mut self, seq: &[u8], kernels: &[Kernel], dispatched: bool) {
+        let input = &mut self.input[..];
+        input[self.offset..self.offset + seq.len()].copy_from_slice(seq);
+        let expected = expected(input);
+        if dispatched {
+            check_dispatched(input, &expected);
+        }
+        check_kernels(input, &expected, kernels);
+    }
+}
+
+/// Places every sequence of `N` bytes at each `(offset, len)` of `placements` and checks
+/// it. The first byte is spread over the cores.
+fn check_every_sequence<const N: usize>(placements: &[(usize, usize)], dispatched: bool) {
+    let kernels = kernels();
+    par_for(256, |first| {
+        let mut slots = Slot::all(placements, N);
+        for rest in 0..1usize << (8 * (N - 1)) {
+            let mut seq = [first as u8; N];
+            for (i, byte) in seq[1..].iter_mut().enumerate() {
+                *byte = (rest >> (8 * (N - 2 - i))) as u8;
+            }
+            for slot in &mut slots {
+                slot.check(&seq, &kernels, dispatched);
+            }
+        }
+    });
+}
+
+/// Every offset of a sequence of `n` bytes in inputs of these lengths.
+fn every_offset(lengths: &[usize], n: usize) -> Vec<(usize, usize)> {
+    lengths
+        .iter()
+        .flat_map(|&len| (0..=len - n).map(move |offset| (offset, len)))
+        .collect()
+}
+
+/// A long input: past the first register and several 64-byte blocks of the main loop
+/// (groups of four blocks, after a register of up to 32 bytes), with a tail of
+/// `len % 16 != 0` bytes.
+const LONG: usize = 5 * 64 + 8;
+
+/// Short inputs and those around one register (16 or 32 bytes) plus the three bytes
+/// before it, one block (64), and the long input.
+const LENGTHS: [usize; 10] = [2, 17, 18, 19, 33, 34, 35, 40, 64, LONG];
+
+#[test]
+fn every_byte_at_every_offset() {
+    // Every length up to a block and a half, and the long input; every offset.
+    let mut lengths: Vec<usize> = (1..=100).collect();
+    lengths.push(LONG);
+    check_every_sequence::<1>(&every_offset(&lengths, 1), true);
+}
+
+#[test]
+fn every_pair_at_every_offset() {
+    check_every_sequence::<2>(&every_offset(&LENGTHS, 2), true);
+}
+
+#[test]
+fn every_triple_across_boundaries() {
+    // Across a boundary means both splits, 1 + 2 and 2 + 1 bytes.
+    check_every_sequence::<3>(
+        &[
+            // The whole input: its start and end in one partial register.
+            (0, 3),
+            // A short input: across 16 and 32, and at the end.
+            (14, 40),
+            (15, 40),
+            (30, 40),
+            (31, 40),
+            (37, 40),
+            // The long input: across 64, and at the end.
+            (62, LONG),
+            (63, LONG),
+            (LONG - 3, LONG),
+        ],
+        false,
+    );
+}
+
+/// Representatives of every class of byte: ASCII, the edges of the continuation ranges
+/// that matter to some lead byte, lead bytes of every length, and invalid bytes.
+const CLASSES: [u8; 18] = [
+    0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4,
+    0xF5, 0xFF,
+];
+
+/// Places every sequence of `N` bytes from `CLASSES` at every offset of inputs of
+/// every length in `lengths`.
+fn check_class_sequences<const N: usize>(lengths: &[usize]) {
+    let kernels = kernels();
+    let placements = every_offset(lengths, N);
+    let count = CLASSES.len().pow(N as u32);
+    par_for(placements.len(), |p| {
+        let mut slot = Slot::all(&placements[p..=p], N).pop().unwrap();
+        for i in 0..count {
+            let seq: [u8; N] =
+                std::array::from_fn(|k| CLASSES[i / CLASSES.len().pow(k as u32) % CLASSES.len()]);
+            slot.check(&seq, &kernels, true);
+        }
+    });
+}
+
+#[test]
+fn triples_of_byte_classes_at_every_offset() {
+    // Every short length (every register boundary, every end), and the long input.
+    let mut lengths: Vec<usize> = (3..=67).collect();
+    lengths.push(LONG);
+    check_class_sequences::<3>(&lengths);
+}
+
+#[test]
+fn four_byte_leads_with_continuation_classes() {
+    // Every lead F0..=FF, every second byte, classes for the third and fourth: across a
+    // boundary in all three splits, at the start and at the end.
+    let placements = [
+        (0, 4),
+        (13, 40),
+        (14, 40),
+        (15, 40),
+        (29, 40),
+        (30, 40),
+        (31, 40),
+        (36, 40),
+        (60, 64),
+        (61, LONG),
+        (62, LONG),
+        (63, LONG),
+        (LONG - 4, LONG),
+    ];
+    let kernels = kernels();
+    par_for(16 * 256, |i| {
+        let (lead, second) = (0xF0 + (i >> 8) as u8, i as u8);
+        let mut slots = Slot::all(&placements, 4);
+        for third in CLASSES {
+            for fourth in CLASSES {
+                for slot in &mut slots {
+                    slot.check(&[lead, second, third, fourth], &kernels, true);
+                }
+            }
+        }
+    });
+    // Every sequence of four classes at every offset of a few lengths.
+    check_class_sequences::<4>(&[4, 19, 35, 50]);
+}
+
+/// Long texts of three shapes: multilingual, only multi-byte characters, and long ASCII
+/// runs with a rare emoji (whole ASCII blocks, entered and left at every alignment).
+fn long_texts() -> Vec<Vec<u8>> {
+    let mut texts = Vec::new();
+    for (i, len) in (300..1400).step_by(197).enumerate() {
+        let seed = i as u64;
+        texts.push(common::multilingual_text(len, seed).into_bytes());
+        let mut rng = common::Rng::new(seed);
+        let (mut non_ascii, mut runs) = (String::new(), String::new());
+        while non_ascii.len() < len {
+            non_ascii.push(
+                ["é", "€", "😀", "ж", "語", "𝄞"][rng.below(6)]
+                    .parse()
+                    .unwrap(),
+            );
+        }
+        while runs.len() < len {
+            runs.extend(std::iter::repeat('a').take(rng.below(150)));
+            runs.push('😀');
+        }
+        texts.extend([non_ascii.into_bytes(), runs.into_bytes()]);
+    }
+    texts
+}
+
+#[test]
+fn an_error_at_every_position_of_long_text() {
+    let kernels = kernels();
+    let texts = long_texts();
+    par_for(texts.len(), |i| {
+        let mut text = texts[i].clone();
+        check_against_std(&text);
+        for at in 0..text.len() {
+            let original = text[at];
+            for bad in [0x80, 0xC3, 0xE0, 0xED, 0xF4, 0xFF] {
+                text[at] = bad;
+                let expected = expected(&text);
+                check_dispatched(&text, &expected);
+                check_kernels(&text, &expected, &kernels);
+            }
+            text[at] = original;
+            // Cut short at `at`, possibly inside a character.
+            check_against_std(&text[..at]);
+        }
+    });
+}
+
+#[test]
+fn every_truncation_of_multilingual_text() {
+    for seed in 0..4 {
+        let text = common::multilingual_text(300, seed);
+        let bytes = &text.as_bytes()[..300];
+        for char_len in 1..=4 {
+            let mut chars = text.char_indices().take_while(|&(i, _)| i < 250);
+            assert!(chars.any(|(_, c)| c.len_utf8() == char_len), "seed {seed}");
+        }
+        // Every slice: cut at both ends, at every length up to 300 bytes.
+        par_for(bytes.len() + 1, |start| {
+            for end in start..=bytes.len() {
+                check_against_std(&bytes[start..end]);
+            }
+        });
+    }
+}
