@@ -210,6 +210,28 @@ unsafe fn is_ascii<V: Vector, const LEN: usize>(ptr: *const u8) -> bool {
     }
 }
 
+/// Are `bytes[start..]` all ASCII? Reads the registers at `start`, `start + BYTES`, ...
+/// and the last one, which ends at the end of `bytes` (overlapping the one before it).
+///
+/// # Safety
+/// `bytes.len() >= BYTES`, and the CPU must support `V`.
+#[inline(always)]
+unsafe fn is_ascii_from<V: Vector>(bytes: &[u8], start: usize) -> bool {
+    let ptr = bytes.as_ptr();
+    let last = bytes.len() - V::BYTES;
+    // SAFETY: every register read starts at `pos < last` or at `last`, so it ends within
+    // `bytes`; the CPU supports `V` (caller's guarantee).
+    unsafe {
+        let mut any = V::load(ptr.add(last));
+        let mut pos = start;
+        while pos < last {
+            any = any.or(V::load(ptr.add(pos)));
+            pos += V::BYTES;
+        }
+        any.is_ascii()
+    }
+}
+
 /// Skips the whole all-ASCII blocks at `pos`, two at a time while it can: returns the
 /// position of the first block that is not ASCII or does not fit in `bytes`.
 ///
@@ -299,13 +321,7 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
     // `last - 3 >= 0`. The CPU supports `V` (caller's guarantee).
     unsafe {
         // All ASCII: only a sequence started before `start` can be unfinished.
-        let mut any = V::load(ptr.add(last));
-        let mut pos = start;
-        while pos < last {
-            any = any.or(V::load(ptr.add(pos)));
-            pos += V::BYTES;
-        }
-        if any.is_ascii() {
+        if is_ascii_from::<V>(bytes, start) {
             return ends_incomplete(bytes, start);
         }
         let mut errors = V::splat(0);
@@ -340,18 +356,9 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if len < V::BYTES + 3 {
             return validate_short(&Constants::<V>::new(), bytes);
         }
-        // Up to a block, all ASCII: done, before any constant is set up. The registers at
-        // `0, BYTES, ...` and the last one, at `len - BYTES >= 0`, cover the input.
-        if len <= BLOCK {
-            let mut any = V::load(ptr.add(len - V::BYTES));
-            let mut pos = 0;
-            while pos + V::BYTES < len {
-                any = any.or(V::load(ptr.add(pos)));
-                pos += V::BYTES;
-            }
-            if any.is_ascii() {
-                return Ok(());
-            }
+        // Up to a block, all ASCII: done, before any constant is set up.
+        if len <= BLOCK && is_ascii_from::<V>(bytes, 0) {
+            return Ok(());
         }
         let k = Constants::<V>::new();
         // The first register, `len >= BYTES`: no bytes stand before it.
