@@ -305,25 +305,21 @@ unsafe fn validate_short<V: Vector>(k: &Constants<V>, bytes: &[u8]) -> Result<()
     }
 }
 
-/// Checks `bytes[start..]`, where `3 <= start` and `bytes.len() >= BYTES + 3`, a register
-/// at a time, the last register ending at the end of the input (overlapping the one before
-/// it), then checks that the input does not end inside a sequence. Returns whether an
-/// error was found.
+/// The error bits of `bytes[start..]`, where `3 <= start` and `bytes.len() >= BYTES + 3`:
+/// checked a register at a time, the last register ending at the end of the input
+/// (overlapping the one before it), with the check that the input does not end inside a
+/// sequence. Straight-line code apart from the loop over whole registers.
 ///
 /// # Safety
 /// The CPU must support `V`.
 #[inline(always)]
-unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -> bool {
+unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -> V {
     let ptr = bytes.as_ptr();
     let last = bytes.len() - V::BYTES;
     // SAFETY: every register read starts at `pos < last` or at `last`, so it ends within
     // `bytes`; the bytes before it start at `pos - 3 >= start - 3 >= 0` or at
     // `last - 3 >= 0`. The CPU supports `V` (caller's guarantee).
     unsafe {
-        // All ASCII: only a sequence started before `start` can be unfinished.
-        if is_ascii_from::<V>(bytes, start) {
-            return ends_incomplete(bytes, start);
-        }
         let mut errors = V::splat(0);
         let mut pos = start;
         while pos < last {
@@ -333,7 +329,49 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
         errors = errors.or(check_in_memory(k, ptr.add(last)));
         // The last three bytes must not start sequences longer than what is left.
         let unfinished = V::load(ptr.add(last)).saturating_sub(k.max_at_end);
-        !errors.or(unfinished).is_zero()
+        errors.or(unfinished)
+    }
+}
+
+/// Inputs of `BYTES + 3 ..= BLOCK` bytes (JSON fields, protocol tokens): one ASCII test,
+/// then every register checked without further branches and one error test. The first
+/// register takes "zeros before the input" from a register; the others read the bytes
+/// before them from memory, the last one overlapping the one before it.
+///
+/// # Safety
+/// `V::BYTES + 3 <= bytes.len() <= BLOCK`, and the CPU must support `V`.
+#[inline(always)]
+unsafe fn validate_block<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: `bytes.len() >= BYTES + 3` (caller's guarantee) covers the first register
+    // and the preconditions of `is_ascii_from` and `tail_errors`; the CPU supports `V`.
+    unsafe {
+        if is_ascii_from::<V>(bytes, 0) {
+            return Ok(());
+        }
+        let k = Constants::<V>::new();
+        let first = check_in_registers(&k, V::load(bytes.as_ptr()), V::splat(0));
+        match first.or(tail_errors(&k, bytes, V::BYTES)).is_zero() {
+            true => Ok(()),
+            false => Err(0),
+        }
+    }
+}
+
+/// Checks `bytes[start..]` like [`tail_errors`], first testing whether it is all ASCII
+/// (then only a sequence started before `start` can be unfinished). Returns whether an
+/// error was found.
+///
+/// # Safety
+/// `3 <= start` and `bytes.len() >= BYTES + 3`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -> bool {
+    // SAFETY: `bytes.len() >= BYTES + 3` and `start >= 3` (caller's guarantee); the CPU
+    // supports `V`.
+    unsafe {
+        if is_ascii_from::<V>(bytes, start) {
+            return ends_incomplete(bytes, start);
+        }
+        !tail_errors(k, bytes, start).is_zero()
     }
 }
 
@@ -356,9 +394,8 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if len < V::BYTES + 3 {
             return validate_short(&Constants::<V>::new(), bytes);
         }
-        // Up to a block, all ASCII: done, before any constant is set up.
-        if len <= BLOCK && is_ascii_from::<V>(bytes, 0) {
-            return Ok(());
+        if len <= BLOCK {
+            return validate_block::<V>(bytes);
         }
         let k = Constants::<V>::new();
         // The first register, `len >= BYTES`: no bytes stand before it.
