@@ -25,12 +25,14 @@ for bench in root.glob("*/*/new/benchmark.json"):
 
 kinds = ["ascii", "latin", "cyrillic", "cjk", "emoji", "mixed"]
 sizes = ["16B", "64B", "256B", "1KiB", "4KiB", "64KiB", "1MiB", "64MiB"]
-columns = ["std", "simdutf8-basic", "simdutf8-compat", "from_utf8", "is_valid",
+columns = ["baseline", "std", "simdutf8-basic", "simdutf8-compat", "from_utf8", "is_valid",
            "kernel-avx2", "kernel-sse4.1", "kernel-scalar"]
 
 print("Median throughput in GB/s; the last three columns are ratios of medians from the")
 print("same run: `from_utf8` / `simdutf8::compat`, `is_valid` / `simdutf8::basic`, and")
-print("`from_utf8` / the best of std and simdutf8.\n")
+print("`from_utf8` / the best of std and simdutf8. `baseline` is the benchmark loop alone")
+print("(it reads each slice's length and nothing else): what every column pays besides the")
+print("validation.\n")
 for size in sizes:
     rows = [(k, results.get((k, size))) for k in kinds if (k, size) in results]
     if not rows:

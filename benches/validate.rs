@@ -2,9 +2,13 @@
 //! `std::str::from_utf8` and simdutf8 (`basic` and `compat`), on generated text of six
 //! kinds and sizes from 16 B to 64 MiB.
 //!
-//! Inputs below 64 KiB are measured over many different slices (about 1 MiB in all per
-//! iteration), not one slice repeated: short inputs in real use are different every time,
-//! and the branch predictor would learn a single one.
+//! Inputs below 64 KiB are measured over many different slices (about 256 KiB in all
+//! per iteration), not one slice repeated: short inputs in real use are different every
+//! time, and the branch predictor would learn a single one. The slices lie one after the
+//! other in one buffer, a few bytes apart, so that they start at every alignment, as the
+//! fields of a message do. Each implementation is called directly, the way an
+//! application calls it (no function pointer between the loop and the call), and a
+//! `baseline` that only reads each slice's length measures what the loop itself costs.
 //!
 //! `cargo bench --bench validate` runs everything (about 15 minutes);
 //! `cargo bench --bench validate -- 'cjk/1KiB'` filters. `benches/report.py` turns the
@@ -14,10 +18,12 @@
 mod corpus;
 
 use std::hint::black_box;
+use std::ops::Range;
 use std::time::Duration;
 
 use corpus::Text;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use utf8check::Kernel;
 
 const SIZES: [(usize, &str); 8] = [
@@ -34,51 +40,63 @@ const SIZES: [(usize, &str); 8] = [
 /// Bytes of input per iteration for small sizes (spread over `BATCH / size` slices).
 const BATCH: usize = 256 << 10;
 
-type Validate = fn(&[u8]) -> bool;
-
-fn implementations() -> Vec<(String, Validate)> {
-    let mut all: Vec<(String, Validate)> = vec![
-        ("std".into(), |v| std::str::from_utf8(v).is_ok()),
-        ("simdutf8-basic".into(), |v| {
-            simdutf8::basic::from_utf8(v).is_ok()
-        }),
-        ("simdutf8-compat".into(), |v| {
-            simdutf8::compat::from_utf8(v).is_ok()
-        }),
-        ("from_utf8".into(), |v| utf8check::from_utf8(v).is_ok()),
-        ("is_valid".into(), utf8check::is_valid),
-    ];
-    for kernel in Kernel::available() {
-        let f: Validate = match kernel {
-            Kernel::Avx2 => |v| Kernel::Avx2.from_utf8(v).is_ok(),
-            Kernel::Sse41 => |v| Kernel::Sse41.from_utf8(v).is_ok(),
-            Kernel::Neon => |v| Kernel::Neon.from_utf8(v).is_ok(),
-            _ => |v| Kernel::Scalar.from_utf8(v).is_ok(),
-        };
-        all.push((format!("kernel-{}", kernel.name()), f));
+/// `count` different texts of `size` bytes in one buffer, the i-th followed by `i % 13`
+/// spaces so that the slices start at every offset within a cache line.
+fn slices(kind: Text, size: usize, count: usize) -> (Vec<u8>, Vec<Range<usize>>) {
+    let mut buffer = Vec::new();
+    let mut ranges = Vec::new();
+    for (i, text) in corpus::texts(kind, size, count).into_iter().enumerate() {
+        ranges.push(buffer.len()..buffer.len() + text.len());
+        buffer.extend_from_slice(&text);
+        buffer.resize(buffer.len() + i % 13, b' ');
     }
-    all
+    (buffer, ranges)
+}
+
+/// Measures `validate` on every slice in turn.
+fn bench_one(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    buffer: &[u8],
+    ranges: &[Range<usize>],
+    validate: impl Fn(&[u8]) -> bool,
+) {
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            for range in ranges {
+                assert!(validate(black_box(&buffer[range.clone()])));
+            }
+        })
+    });
 }
 
 fn bench(c: &mut Criterion) {
-    let implementations = implementations();
     for kind in Text::ALL {
         for (size, size_name) in SIZES {
-            let inputs = corpus::texts(kind, size, (BATCH / size).max(1));
-            let total: usize = inputs.iter().map(Vec::len).sum();
+            let (buffer, ranges) = slices(kind, size, (BATCH / size).max(1));
+            let total = (ranges.len() * size) as u64;
             let mut group = c.benchmark_group(format!("{}/{}", kind.name(), size_name));
-            group.throughput(Throughput::Bytes(total as u64));
-            if total > BATCH {
+            group.throughput(Throughput::Bytes(total));
+            if total > BATCH as u64 {
                 group.sample_size(10);
             }
-            for (name, validate) in &implementations {
-                group.bench_function(BenchmarkId::from_parameter(name), |b| {
-                    b.iter(|| {
-                        for input in &inputs {
-                            assert!(validate(black_box(input)));
-                        }
-                    })
-                });
+            let g = &mut group;
+            let (buffer, ranges) = (&buffer[..], &ranges[..]);
+            bench_one(g, "baseline", buffer, ranges, |v| !v.is_empty());
+            bench_one(g, "std", buffer, ranges, |v| std::str::from_utf8(v).is_ok());
+            bench_one(g, "simdutf8-basic", buffer, ranges, |v| {
+                simdutf8::basic::from_utf8(v).is_ok()
+            });
+            bench_one(g, "simdutf8-compat", buffer, ranges, |v| {
+                simdutf8::compat::from_utf8(v).is_ok()
+            });
+            bench_one(g, "from_utf8", buffer, ranges, |v| {
+                utf8check::from_utf8(v).is_ok()
+            });
+            bench_one(g, "is_valid", buffer, ranges, utf8check::is_valid);
+            for kernel in Kernel::available() {
+                let name = format!("kernel-{}", kernel.name());
+                bench_one(g, &name, buffer, ranges, |v| kernel.from_utf8(v).is_ok());
             }
             group.finish();
         }

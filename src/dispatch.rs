@@ -22,8 +22,10 @@ fn is_short_ascii(bytes: &[u8]) -> bool {
         u64::from_le_bytes(bytes[..8].try_into().unwrap())
             | u64::from_le_bytes(bytes[len - 8..].try_into().unwrap())
     } else if len >= 4 {
-        u64::from(u32::from_le_bytes(bytes[..4].try_into().unwrap())
-            | u32::from_le_bytes(bytes[len - 4..].try_into().unwrap()))
+        u64::from(
+            u32::from_le_bytes(bytes[..4].try_into().unwrap())
+                | u32::from_le_bytes(bytes[len - 4..].try_into().unwrap()),
+        )
     } else if len > 0 {
         u64::from(bytes[0] | bytes[len / 2] | bytes[len - 1])
     } else {
@@ -119,7 +121,10 @@ mod tests {
             for pos in 0..len {
                 for high in [0x80, 0xC3, 0xFF] {
                     bytes[pos] = high;
-                    assert!(!is_short_ascii(&bytes[..len]), "len {len}, {high:02X} at {pos}");
+                    assert!(
+                        !is_short_ascii(&bytes[..len]),
+                        "len {len}, {high:02X} at {pos}"
+                    );
                 }
                 bytes[pos] = b'a';
             }

@@ -333,19 +333,27 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
     }
 }
 
-/// Inputs of `BYTES + 3 ..= BLOCK` bytes (JSON fields, protocol tokens): one ASCII test,
-/// then every register checked without further branches and one error test. The first
-/// register takes "zeros before the input" from a register; the others read the bytes
-/// before them from memory, the last one overlapping the one before it.
+/// Inputs too short for the main loop, `BYTES + 3 .. BYTES + GROUP * BLOCK` bytes (JSON
+/// fields, protocol tokens, short lines): one ASCII test, then every register checked
+/// without further branches and one error test. The first register takes "zeros before
+/// the input" from a register; the others read the bytes before them from memory, the
+/// last one overlapping the one before it.
 ///
 /// # Safety
-/// `V::BYTES + 3 <= bytes.len() <= BLOCK`, and the CPU must support `V`.
+/// `V::BYTES + 3 <= bytes.len()`, and the CPU must support `V`.
 #[inline(always)]
-unsafe fn validate_block<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
+unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: `bytes.len() >= BYTES + 3` (caller's guarantee) covers the first register
     // and the preconditions of `is_ascii_from` and `tail_errors`; the CPU supports `V`.
     unsafe {
-        if is_ascii_from::<V>(bytes, 0) {
+        let all_ascii = if bytes.len() <= BLOCK {
+            is_ascii_from::<V>(bytes, 0)
+        } else {
+            // Whole blocks first, so that non-ASCII input stops testing early.
+            let pos = skip_ascii_blocks::<V>(bytes, 0);
+            pos + BLOCK > bytes.len() && is_ascii_from::<V>(bytes, pos)
+        };
+        if all_ascii {
             return Ok(());
         }
         let k = Constants::<V>::new();
@@ -394,8 +402,13 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if len < V::BYTES + 3 {
             return validate_short(&Constants::<V>::new(), bytes);
         }
+        // Two calls of the same function: inlined under `len <= BLOCK`, the first becomes
+        // straight-line code (the compiler sees that no loop in it repeats).
         if len <= BLOCK {
-            return validate_block::<V>(bytes);
+            return validate_medium::<V>(bytes);
+        }
+        if len < V::BYTES + GROUP * BLOCK {
+            return validate_medium::<V>(bytes);
         }
         let k = Constants::<V>::new();
         // The first register, `len >= BYTES`: no bytes stand before it.

@@ -6,14 +6,17 @@
 //! Where a sequence stands matters to the kernels (registers of 16 or 32 bytes, 64-byte
 //! blocks, partial or overlapping loads at the end, nothing before the start), so each is
 //! placed in ASCII text, in short inputs (under one register, under one register plus the
-//! three bytes before it, under one block), in an input of exactly one block, and in a
-//! long input that reaches the main loop and ends with a tail:
+//! three bytes before it, under one block), in an input of exactly one block, in inputs
+//! of a few blocks that are still too short for the main loop, and in a long input that
+//! reaches the main loop and ends with a tail:
 //!
-//! * single bytes at every offset of every length up to 100, and of the long input;
-//! * the 65,536 pairs at every offset of inputs of ten lengths;
+//! * single bytes at every offset of every length up to 100, of the lengths around the
+//!   start of the main loop, and of the long input;
+//! * the 65,536 pairs at every offset of inputs of eleven lengths;
 //! * the 16.7 million triples across the 16-, 32- and 64-byte boundaries (both splits),
 //!   as the whole input, and at the end of short and long inputs; and triples
-//!   of byte classes at every offset of every length up to 67 and of the long input;
+//!   of byte classes at every offset of every length up to 67, of a few blocks, and of
+//!   the long input;
 //! * 4-byte sequences: every lead `F0..=FF` with every second byte and classes after it,
 //!   across boundaries (all three splits); and four classes at every offset.
 //!
@@ -135,15 +138,25 @@ fn every_offset(lengths: &[usize], n: usize) -> Vec<(usize, usize)> {
 /// `len % 16 != 0` bytes.
 const LONG: usize = 5 * 64 + 8;
 
+/// Inputs of a few blocks that are too short for the main loop (which needs a register and
+/// four blocks): checked without it.
+const MEDIUM: usize = 3 * 64 + 9;
+
+/// The shortest inputs that reach the main loop with SSE4.1/NEON (16 + 256 bytes) and with
+/// AVX2 (32 + 256), and the longest that do not.
+const MAIN_LOOP_EDGES: [usize; 4] = [271, 272, 287, 288];
+
 /// Short inputs and those around one register (16 or 32 bytes) plus the three bytes
-/// before it, one block (64), and the long input.
-const LENGTHS: [usize; 10] = [2, 17, 18, 19, 33, 34, 35, 40, 64, LONG];
+/// before it, one block (64), a few blocks, and the long input.
+const LENGTHS: [usize; 11] = [2, 17, 18, 19, 33, 34, 35, 40, 64, MEDIUM, LONG];
 
 #[test]
 fn every_byte_at_every_offset() {
-    // Every length up to a block and a half, and the long input; every offset.
+    // Every length up to a block and a half, the edges of the main loop, and the long
+    // input; every offset.
     let mut lengths: Vec<usize> = (1..=100).collect();
-    lengths.push(LONG);
+    lengths.extend([MEDIUM, LONG]);
+    lengths.extend(MAIN_LOOP_EDGES);
     check_every_sequence::<1>(&every_offset(&lengths, 1), true);
 }
 
@@ -199,9 +212,11 @@ fn check_class_sequences<const N: usize>(lengths: &[usize]) {
 
 #[test]
 fn triples_of_byte_classes_at_every_offset() {
-    // Every short length (every register boundary, every end), and the long input.
+    // Every short length (every register boundary, every end), a few blocks, the edges of
+    // the main loop, and the long input.
     let mut lengths: Vec<usize> = (3..=67).collect();
-    lengths.push(LONG);
+    lengths.extend([MEDIUM, LONG]);
+    lengths.extend(MAIN_LOOP_EDGES);
     check_class_sequences::<3>(&lengths);
 }
 
