@@ -3,17 +3,17 @@
 //!
 //! # The check
 //! For every byte, [`check`] looks at it and the three bytes before it: the nibble tables of
-//! `tables.rs` find every error visible in a pair of adjacent bytes, and a saturating
-//! subtraction on the bytes two and three back finds where a 2nd or 3rd continuation byte
-//! must (or must not) stand. The check is *local*: its verdict on byte `i` depends only on
-//! bytes `i-3..=i`. So blocks need not be processed in order with state carried between
-//! them, and the previous bytes can come from wherever is cheapest:
+//! `tables.rs` find every error visible in a pair of adjacent bytes, and a test of the
+//! bytes two and three back (`pavgb` against a threshold) finds where a 2nd or 3rd
+//! continuation byte must (or must not) stand. The check is *local*: its verdict on byte
+//! `i` depends only on bytes `i-3..=i`. So blocks need not be processed in order with
+//! state carried between them, and the previous bytes can come from wherever is cheapest:
 //!
 //! * in the main loop, unaligned loads one, two and three bytes back (no cross-lane
 //!   shuffles, and two of the three loads fold into the arithmetic as memory operands);
-//! * at the start and at the end of the input, where those loads would leave the slice,
-//!   byte shifts between registers ([`check_in_registers`]), with zeros (ASCII) before
-//!   the input.
+//! * for the first register of the input, where those loads would leave the slice, byte
+//!   shifts between registers ([`check_in_registers`]), with zeros (ASCII) before the
+//!   input.
 //!
 //! # Blocks and the ASCII fast path
 //! The main loop takes 64-byte blocks, in groups of four whose error bits are tested once.
@@ -21,12 +21,27 @@
 //! three bytes before it: that is checked only where a run of ASCII blocks begins, so pure
 //! ASCII costs two loads, an OR and a test per block.
 //!
-//! # The end of the input and short inputs
-//! The bytes after the last whole group (and whole inputs shorter than 64 bytes) are read
-//! into registers, the last one with loads that never touch a byte outside the slice
-//! ([`Vector::load_partial`]), zero-padded. The padding doubles as the end-of-input check:
-//! a sequence left incomplete by the last bytes is followed by a zero, which the pair
-//! check rejects.
+//! # The end of the input
+//! The bytes after the last whole group are checked a register at a time, the last
+//! register ending exactly at the end of the input (overlapping the one before it:
+//! checking a byte twice is harmless, the check being local). One saturating subtraction
+//! of that register against [`Constants::max_at_end`] then finds a sequence left
+//! unfinished. No load leaves the slice.
+//!
+//! # Inputs by length
+//! Short inputs are common (JSON fields, keys, protocol tokens), and for them the fixed
+//! costs matter more than the loop. [`validate`] picks one of three shapes:
+//!
+//! * under `BYTES + 3` bytes ([`validate_short`]): one or two registers filled with loads
+//!   that never touch a byte outside the slice ([`Vector::load_partial`]), zero-padded;
+//!   the padding doubles as the end check, as an unfinished sequence is followed by a
+//!   zero, which the pair check rejects;
+//! * under `BYTES + GROUP * BLOCK` bytes, too short for one group of the main loop
+//!   ([`validate_medium`]): one ASCII test of the whole input, then every register
+//!   checked without further branches and one error test;
+//! * longer: the first register, the main loop, the end.
+//!
+//! (`dispatch.rs` answers inputs of up to 16 ASCII bytes before calling a kernel at all.)
 //!
 //! # Errors
 //! A kernel only says where it first saw trouble: [`validate`] returns `Err(checkpoint)`,
@@ -265,10 +280,18 @@ unsafe fn check_in_registers<V: Vector>(k: &Constants<V>, cur: V, prev: V) -> V 
 }
 
 /// Does a sequence started in the three bytes before `pos` need more bytes than that?
-/// (Called where a run of ASCII blocks begins, and at the end of an ASCII tail.)
+/// (Called where a run of ASCII blocks begins, and at the end of an ASCII tail.) The end
+/// check of the register that ends at `pos`: one load and one subtraction.
+///
+/// # Safety
+/// `BYTES <= pos <= bytes.len()`, and the CPU must support `V`.
 #[inline(always)]
-fn ends_incomplete(bytes: &[u8], pos: usize) -> bool {
-    bytes[pos - 1] >= 0xC0 || bytes[pos - 2] >= 0xE0 || bytes[pos - 3] >= 0xF0
+unsafe fn ends_incomplete<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize) -> bool {
+    // SAFETY: the load reads `pos - BYTES .. pos`, within `bytes` (caller's guarantee).
+    unsafe {
+        let before = V::load(bytes.as_ptr().add(pos - V::BYTES));
+        !before.saturating_sub(k.max_at_end).is_zero()
+    }
 }
 
 /// Inputs shorter than `BYTES + 3`: one register, or a full one and one holding the last
@@ -349,8 +372,11 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         let all_ascii = if bytes.len() <= BLOCK {
             is_ascii_from::<V>(bytes, 0)
         } else {
-            // Whole blocks first, so that non-ASCII input stops testing early.
-            let pos = skip_ascii_blocks::<V>(bytes, 0);
+            // A block at a time, so that non-ASCII input stops testing early.
+            let mut pos = 0;
+            while pos + BLOCK <= bytes.len() && is_ascii::<V, BLOCK>(bytes.as_ptr().add(pos)) {
+                pos += BLOCK;
+            }
             pos + BLOCK > bytes.len() && is_ascii_from::<V>(bytes, pos)
         };
         if all_ascii {
@@ -370,14 +396,15 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
 /// error was found.
 ///
 /// # Safety
-/// `3 <= start` and `bytes.len() >= BYTES + 3`; the CPU must support `V`.
+/// `BYTES <= start <= bytes.len()` and `bytes.len() >= BYTES + 3`; the CPU must support
+/// `V`.
 #[inline(always)]
 unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -> bool {
-    // SAFETY: `bytes.len() >= BYTES + 3` and `start >= 3` (caller's guarantee); the CPU
-    // supports `V`.
+    // SAFETY: `bytes.len() >= BYTES + 3` and `BYTES <= start <= bytes.len()` (caller's
+    // guarantee); the CPU supports `V`.
     unsafe {
         if is_ascii_from::<V>(bytes, start) {
-            return ends_incomplete(bytes, start);
+            return ends_incomplete(k, bytes, start);
         }
         !tail_errors(k, bytes, start).is_zero()
     }
@@ -416,8 +443,9 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if !first.is_ascii() && !check_in_registers(&k, first, V::splat(0)).is_zero() {
             return Err(0);
         }
-        // Groups of blocks. `pos >= BYTES >= 3` throughout, so the three bytes before each
-        // block are in bounds, and `pos + GROUP * BLOCK <= len` covers the blocks.
+        // Groups of blocks. `pos >= BYTES >= 3` throughout, so the three bytes (and the
+        // register) before each block are in bounds, and `pos + GROUP * BLOCK <= len`
+        // covers the blocks.
         let mut pos = V::BYTES;
         'groups: while pos + GROUP * BLOCK <= len {
             let group_start = pos;
@@ -429,7 +457,7 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
                     }
                     // An ASCII block cannot hold an error, but it ends any sequence that
                     // the bytes before it started.
-                    if ends_incomplete(bytes, pos) {
+                    if ends_incomplete(&k, bytes, pos) {
                         return Err(pos);
                     }
                     pos = skip_ascii_blocks::<V>(bytes, pos + BLOCK);
