@@ -372,12 +372,14 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         let all_ascii = if bytes.len() <= BLOCK {
             is_ascii_from::<V>(bytes, 0)
         } else {
-            // A block at a time, so that non-ASCII input stops testing early.
+            // A block at a time, so that non-ASCII input stops testing early; then the
+            // bytes after the last whole block, if any.
+            let len = bytes.len();
             let mut pos = 0;
-            while pos + BLOCK <= bytes.len() && is_ascii::<V, BLOCK>(bytes.as_ptr().add(pos)) {
+            while pos + BLOCK <= len && is_ascii::<V, BLOCK>(bytes.as_ptr().add(pos)) {
                 pos += BLOCK;
             }
-            pos + BLOCK > bytes.len() && is_ascii_from::<V>(bytes, pos)
+            pos == len || (pos + BLOCK > len && is_ascii_from::<V>(bytes, pos))
         };
         if all_ascii {
             return Ok(());

@@ -152,10 +152,10 @@ const LENGTHS: [usize; 11] = [2, 17, 18, 19, 33, 34, 35, 40, 64, MEDIUM, LONG];
 
 #[test]
 fn every_byte_at_every_offset() {
-    // Every length up to a block and a half, the edges of the main loop, and the long
-    // input; every offset.
+    // Every length up to a block and a half, a few blocks (whole and not), the edges of
+    // the main loop, and the long input; every offset.
     let mut lengths: Vec<usize> = (1..=100).collect();
-    lengths.extend([MEDIUM, LONG]);
+    lengths.extend([128, MEDIUM, 256, LONG]);
     lengths.extend(MAIN_LOOP_EDGES);
     check_every_sequence::<1>(&every_offset(&lengths, 1), true);
 }

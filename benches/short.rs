@@ -1,0 +1,97 @@
+//! Short inputs, measured so that a noisy machine cannot tilt the comparison: every
+//! implementation runs once per round, in turn, for many rounds, and the table reports
+//! each one's median. (criterion, in `validate.rs`, measures one implementation after
+//! the other, a second each; on a shared VM whose speed drifts by tens of percent over
+//! seconds, neighbouring cells can then come from different speeds.)
+//!
+//! Inputs as in `validate.rs`: 64 KiB per round of different texts of one length, one
+//! after the other in one buffer at every alignment, each implementation called
+//! directly from the loop. `baseline` is the loop alone (it reads each slice's length).
+//!
+//! `cargo bench --bench short` prints a markdown table: nanoseconds per call (medians),
+//! and `from_utf8` / the best of std and simdutf8 (>1: utf8check is faster).
+//! `cargo bench --bench short -- 16 64` measures only those lengths.
+
+#[path = "common/corpus.rs"]
+mod corpus;
+
+use std::hint::black_box;
+use std::ops::Range;
+use std::time::Instant;
+
+use corpus::Text;
+
+/// Bytes of text per round.
+const BATCH: usize = 64 << 10;
+const ROUNDS: usize = 301;
+const NAMES: [&str; 6] = [
+    "baseline",
+    "std",
+    "simdutf8-basic",
+    "simdutf8-compat",
+    "from_utf8",
+    "is_valid",
+];
+
+/// Nanoseconds per call of `validate` over every slice.
+#[inline(never)]
+fn time(buffer: &[u8], ranges: &[Range<usize>], validate: impl Fn(&[u8]) -> bool) -> f64 {
+    let start = Instant::now();
+    for range in ranges {
+        assert!(validate(black_box(&buffer[range.clone()])));
+    }
+    start.elapsed().as_secs_f64() * 1e9 / ranges.len() as f64
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn main() {
+    let mut sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|arg| arg.parse().ok())
+        .collect();
+    if sizes.is_empty() {
+        sizes = vec![16, 32, 64, 128, 256];
+    }
+    println!(
+        "| text | bytes | {} | from_utf8 / best peer |",
+        NAMES.map(|name| format!("{name} (ns)")).join(" | ")
+    );
+    println!("|---|---:|{}---:|", "---:|".repeat(NAMES.len()));
+    for size in sizes {
+        for kind in Text::ALL {
+            let mut buffer = Vec::new();
+            let mut ranges = Vec::new();
+            for (i, text) in corpus::texts(kind, size, BATCH / size)
+                .into_iter()
+                .enumerate()
+            {
+                ranges.push(buffer.len()..buffer.len() + text.len());
+                buffer.extend_from_slice(&text);
+                buffer.resize(buffer.len() + i % 13, b' ');
+            }
+            let (b, r) = (&buffer[..], &ranges[..]);
+            let mut samples = vec![Vec::with_capacity(ROUNDS); NAMES.len()];
+            for _ in 0..ROUNDS {
+                samples[0].push(time(b, r, |v| !v.is_empty()));
+                samples[1].push(time(b, r, |v| std::str::from_utf8(v).is_ok()));
+                samples[2].push(time(b, r, |v| simdutf8::basic::from_utf8(v).is_ok()));
+                samples[3].push(time(b, r, |v| simdutf8::compat::from_utf8(v).is_ok()));
+                samples[4].push(time(b, r, |v| utf8check::from_utf8(v).is_ok()));
+                samples[5].push(time(b, r, utf8check::is_valid));
+            }
+            let medians: Vec<f64> = samples.into_iter().map(median).collect();
+            let best_peer = medians[1].min(medians[2]).min(medians[3]);
+            let cells: Vec<String> = medians.iter().map(|ns| format!("{ns:.2}")).collect();
+            println!(
+                "| {} | {size} | {} | {:.2}x |",
+                kind.name(),
+                cells.join(" | "),
+                best_peer / medians[4]
+            );
+        }
+    }
+}
