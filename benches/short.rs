@@ -63,16 +63,7 @@ fn main() {
     println!("|---|---:|{}---:|", "---:|".repeat(NAMES.len()));
     for size in sizes {
         for kind in Text::ALL {
-            let mut buffer = Vec::new();
-            let mut ranges = Vec::new();
-            for (i, text) in corpus::texts(kind, size, BATCH / size)
-                .into_iter()
-                .enumerate()
-            {
-                ranges.push(buffer.len()..buffer.len() + text.len());
-                buffer.extend_from_slice(&text);
-                buffer.resize(buffer.len() + i % 13, b' ');
-            }
+            let (buffer, ranges) = corpus::slices(kind, size, BATCH / size);
             let (b, r) = (&buffer[..], &ranges[..]);
             let mut samples = vec![Vec::with_capacity(ROUNDS); NAMES.len()];
             for _ in 0..ROUNDS {

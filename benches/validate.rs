@@ -40,19 +40,6 @@ const SIZES: [(usize, &str); 8] = [
 /// Bytes of input per iteration for small sizes (spread over `BATCH / size` slices).
 const BATCH: usize = 256 << 10;
 
-/// `count` different texts of `size` bytes in one buffer, the i-th followed by `i % 13`
-/// spaces so that the slices start at every offset within a cache line.
-fn slices(kind: Text, size: usize, count: usize) -> (Vec<u8>, Vec<Range<usize>>) {
-    let mut buffer = Vec::new();
-    let mut ranges = Vec::new();
-    for (i, text) in corpus::texts(kind, size, count).into_iter().enumerate() {
-        ranges.push(buffer.len()..buffer.len() + text.len());
-        buffer.extend_from_slice(&text);
-        buffer.resize(buffer.len() + i % 13, b' ');
-    }
-    (buffer, ranges)
-}
-
 /// Measures `validate` on every slice in turn.
 fn bench_one(
     group: &mut BenchmarkGroup<'_, WallTime>,
@@ -73,7 +60,7 @@ fn bench_one(
 fn bench(c: &mut Criterion) {
     for kind in Text::ALL {
         for (size, size_name) in SIZES {
-            let (buffer, ranges) = slices(kind, size, (BATCH / size).max(1));
+            let (buffer, ranges) = corpus::slices(kind, size, (BATCH / size).max(1));
             let total = (ranges.len() * size) as u64;
             let mut group = c.benchmark_group(format!("{}/{}", kind.name(), size_name));
             group.throughput(Throughput::Bytes(total));

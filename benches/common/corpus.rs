@@ -155,3 +155,17 @@ pub fn texts(kind: Text, len: usize, count: usize) -> Vec<Vec<u8>> {
         .map(|i| text(kind, len, 0x9E37_79B9 + i))
         .collect()
 }
+
+/// `count` different texts of `len` bytes in one buffer, the i-th followed by `i % 13`
+/// spaces so that the slices start at every offset within a cache line (as the fields of
+/// a message do); returns the buffer and the slices' ranges.
+pub fn slices(kind: Text, len: usize, count: usize) -> (Vec<u8>, Vec<core::ops::Range<usize>>) {
+    let mut buffer = Vec::new();
+    let mut ranges = Vec::new();
+    for (i, text) in texts(kind, len, count).into_iter().enumerate() {
+        ranges.push(buffer.len()..buffer.len() + text.len());
+        buffer.extend_from_slice(&text);
+        buffer.resize(buffer.len() + i % 13, b' ');
+    }
+    (buffer, ranges)
+}
