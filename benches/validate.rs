@@ -10,7 +10,7 @@
 //! application calls it (no function pointer between the loop and the call), and a
 //! `baseline` that only reads each slice's length measures what the loop itself costs.
 //!
-//! `cargo bench --bench validate` runs everything (about 15 minutes);
+//! `cargo bench --bench validate` runs everything (about 12 minutes);
 //! `cargo bench --bench validate -- 'cjk/1KiB'` filters. `benches/report.py` turns the
 //! results into the table of `docs/benchmarks.md`.
 
