@@ -279,19 +279,27 @@ unsafe fn check_in_registers<V: Vector>(k: &Constants<V>, cur: V, prev: V) -> V 
     unsafe { check(k, cur, cur.prev1(prev), cur.prev2(prev), cur.prev3(prev)) }
 }
 
-/// Does a sequence started in the three bytes before `pos` need more bytes than that?
-/// (Called where a run of ASCII blocks begins, and at the end of an ASCII tail.) The end
-/// check of the register that ends at `pos`: one load and one subtraction.
+/// Nonzero where a sequence started in the three bytes before `pos` needs more bytes than
+/// that: the end check of the register that ends at `pos`, one load and one subtraction
+/// (called at the end of the input, where a run of ASCII blocks begins, and at the end
+/// of an ASCII tail).
 ///
 /// # Safety
 /// `BYTES <= pos <= bytes.len()`, and the CPU must support `V`.
 #[inline(always)]
-unsafe fn ends_incomplete<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize) -> bool {
+unsafe fn unfinished_before<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize) -> V {
     // SAFETY: the load reads `pos - BYTES .. pos`, within `bytes` (caller's guarantee).
-    unsafe {
-        let before = V::load(bytes.as_ptr().add(pos - V::BYTES));
-        !before.saturating_sub(k.max_at_end).is_zero()
-    }
+    unsafe { V::load(bytes.as_ptr().add(pos - V::BYTES)).saturating_sub(k.max_at_end) }
+}
+
+/// Does a sequence started in the three bytes before `pos` need more bytes than that?
+///
+/// # Safety
+/// As [`unfinished_before`].
+#[inline(always)]
+unsafe fn ends_incomplete<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize) -> bool {
+    // SAFETY: the caller's guarantee is `unfinished_before`'s.
+    unsafe { !unfinished_before(k, bytes, pos).is_zero() }
 }
 
 /// Inputs shorter than `BYTES + 3`: one register, or a full one and one holding the last
@@ -341,7 +349,8 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
     let last = bytes.len() - V::BYTES;
     // SAFETY: every register read starts at `pos < last` or at `last`, so it ends within
     // `bytes`; the bytes before it start at `pos - 3 >= start - 3 >= 0` or at
-    // `last - 3 >= 0`. The CPU supports `V` (caller's guarantee).
+    // `last - 3 >= 0`; `unfinished_before` at the end needs `len >= BYTES`. The CPU
+    // supports `V` (caller's guarantee).
     unsafe {
         let mut errors = V::splat(0);
         let mut pos = start;
@@ -351,8 +360,7 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
         }
         errors = errors.or(check_in_memory(k, ptr.add(last)));
         // The last three bytes must not start sequences longer than what is left.
-        let unfinished = V::load(ptr.add(last)).saturating_sub(k.max_at_end);
-        errors.or(unfinished)
+        errors.or(unfinished_before(k, bytes, bytes.len()))
     }
 }
 
@@ -367,7 +375,8 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
 #[inline(always)]
 unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: `bytes.len() >= BYTES + 3` (caller's guarantee) covers the first register
-    // and the preconditions of `is_ascii_from` and `tail_errors`; the CPU supports `V`.
+    // and the preconditions of `is_ascii_from` and `tail_errors`; each block tested for
+    // ASCII lies within `bytes` (`pos + BLOCK <= len`); the CPU supports `V`.
     unsafe {
         let all_ascii = if bytes.len() <= BLOCK {
             is_ascii_from::<V>(bytes, 0)
