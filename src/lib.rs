@@ -16,6 +16,10 @@
 //!   `core::str` namesakes: same results, same `valid_up_to` and `error_len` on every
 //!   input. [`Utf8Error::kind`] also says *why* the input is not UTF-8.
 //! * [`is_valid`] is the yes/no question.
+//! * [`utf8_chunks`] walks *every* error, as std's `<[u8]>::utf8_chunks()` does but with
+//!   the SIMD kernel over the valid text; [`from_utf8_lossy`] and
+//!   [`from_utf8_lossy_owned`] (feature `alloc`) repair text like
+//!   `String::from_utf8_lossy`, and `io::LossyReader` (feature `std`) repairs a stream.
 //! * [`Validator`] checks a stream that arrives in chunks (also without `std`), and
 //!   `io::Utf8Reader` and `io::Utf8Writer` (feature `std`) check what is read or written
 //!   through them.
@@ -30,6 +34,8 @@
 //! * `std` (default): `std::error::Error`, `From<Utf8Error> for std::io::Error` and the
 //!   `io` adapters.
 //!   Without it the crate is `#![no_std]` and still detects AVX2 and SSE4.1 at run time.
+//! * `alloc` (implied by `std`): [`from_utf8_lossy`] and [`from_utf8_lossy_owned`], for
+//!   `no_std` users with an allocator.
 //! * `rayon`: parallel validation of huge buffers on the caller's rayon thread pool, with
 //!   the same results as the single-threaded functions: `par::from_utf8`,
 //!   `par::from_utf8_mut` and `par::is_valid`.
@@ -38,16 +44,21 @@
 #![deny(missing_docs, unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
 mod arch;
+mod chunks;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod cpu;
 mod dispatch;
 mod error;
 mod generic;
 mod kernel;
+#[cfg(feature = "alloc")]
+mod lossy;
 #[cfg(feature = "rayon")]
 pub mod par;
 mod scalar;
@@ -57,8 +68,11 @@ mod tables;
 #[cfg(feature = "std")]
 pub mod io;
 
+pub use chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
 pub use error::{ErrorKind, Utf8Error};
 pub use kernel::{Kernel, ParseKernelError};
+#[cfg(feature = "alloc")]
+pub use lossy::{from_utf8_lossy, from_utf8_lossy_owned};
 pub use stream::Validator;
 
 /// Converts a slice of bytes to a string slice, exactly like [`core::str::from_utf8`].

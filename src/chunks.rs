@@ -1,0 +1,347 @@
+//! Every error, not just the first: [`utf8_chunks`] walks an input as std's
+//! `<[u8]>::utf8_chunks()` does, a run of valid text and the invalid sequence after it at a
+//! time, with the SIMD kernel doing the work wherever the text is valid.
+//!
+//! # How errors are walked
+//! A kernel says only *whether* some bytes are UTF-8 and, if not, a checkpoint before
+//! which no rule is broken; the scalar decoder then finds the exact error from there
+//! (`scalar::first_error`). Walking every error is a loop of that, with two dangers:
+//!
+//! * **Dense errors** (binary noise, text in another encoding): every kernel call has a
+//!   fixed cost, and the kernel checks a whole group of blocks (256 bytes) before it tests
+//!   for errors, so restarting it after each error would cost far more than the few bytes
+//!   between errors. So after an invalid sequence the [`Walker`] decodes the next
+//!   [`SCALAR_SPAN`] bytes with the scalar decoder, and stays with it while errors keep
+//!   coming within that distance of each other.
+//! * **Long clean stretches after an error**: the kernel is called on *windows* that
+//!   start at [`FIRST_WINDOW`] bytes after a scalar span and grow fourfold while they stay
+//!   clean, up to the rest of the input. So the kernel's work between two errors is at most
+//!   a few times the distance between them plus one window, whether or not the kernel stops
+//!   at the first error it sees (a kernel that always read to the end of its input would
+//!   make an unbounded call per error quadratic). Valid input is a single call over the
+//!   whole input, as in [`crate::from_utf8`]: the walk starts in windowed mode only after
+//!   an error.
+//!
+//! Windows end at a character boundary of valid text (never before a continuation byte),
+//! so that the kernel does not see a character cut by the window's end as an error; a
+//! character that is cut anyway is decoded again by the next window, which starts at its
+//! lead byte.
+//!
+//! The chunks are std's exactly: each invalid sequence is the maximal subpart that
+//! `Utf8Error::error_len` describes, and an input that ends inside a sequence ends with
+//! a chunk whose invalid bytes are that unfinished sequence.
+
+use core::fmt;
+use core::iter::FusedIterator;
+
+use crate::error::ErrorKind;
+use crate::scalar::{self, RawError};
+use crate::{dispatch, scalar::is_continuation};
+
+/// After an invalid sequence, how many bytes the scalar decoder checks before the kernel
+/// takes over again: the distance below which decoding byte by byte costs less than a
+/// kernel call that finds the next error (its fixed cost, its look at a whole group of
+/// blocks, and the scalar locator from the group's start).
+const SCALAR_SPAN: usize = 64;
+
+/// The first window of the kernel after a scalar span; each clean window is followed by
+/// one [`GROWTH`] times longer.
+const FIRST_WINDOW: usize = 1 << 10;
+
+/// How much longer each clean window is than the previous one.
+const GROWTH: usize = 4;
+
+/// How the walk goes on at the next byte.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Right after an invalid sequence: the scalar decoder, [`SCALAR_SPAN`] bytes at a
+    /// time, while errors are close together.
+    Scalar,
+    /// The kernel, on a window of this many bytes (`usize::MAX`: the rest of the input).
+    Kernel(usize),
+}
+
+/// The strategy that finds one invalid sequence after another (see the module
+/// documentation); it remembers only whether errors were dense lately.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Walker {
+    mode: Mode,
+}
+
+impl Default for Walker {
+    fn default() -> Walker {
+        Walker {
+            mode: Mode::Kernel(usize::MAX),
+        }
+    }
+}
+
+impl Walker {
+    /// The first invalid sequence of `bytes`, which starts at a character boundary of the
+    /// stream (the start of the input or the end of an invalid sequence): its offset and
+    /// its `error_len` (`None`: `bytes` ends inside a sequence), as `from_utf8` would say.
+    /// `None` if `bytes` is UTF-8.
+    #[inline]
+    pub(crate) fn first_error(&mut self, bytes: &[u8]) -> Option<RawError> {
+        let len = bytes.len();
+        let mut pos = 0;
+        loop {
+            match self.mode {
+                Mode::Scalar => {
+                    let end = len.min(pos + SCALAR_SPAN);
+                    match scalar::run(&bytes[..end], pos) {
+                        // A character cut by the span's end: decode it again from its lead.
+                        Err((at, None)) if end < len => pos = at,
+                        Err(found) => return Some(found),
+                        Ok(()) if end == len => return None,
+                        Ok(()) => pos = end,
+                    }
+                    // A clean span: errors are no longer dense.
+                    self.mode = Mode::Kernel(FIRST_WINDOW);
+                }
+                Mode::Kernel(window) => {
+                    let end = window_end(bytes, pos, window);
+                    let found = match dispatch::validate(&bytes[pos..end]) {
+                        Ok(()) => None,
+                        Err(checkpoint) => scalar::first_error(&bytes[pos..end], checkpoint)
+                            .map(|err| (pos + err.valid_up_to(), err.error_len())),
+                    };
+                    match found {
+                        // A character cut by the window's end (invalid bytes there kept
+                        // `window_end` from finding a boundary): decode it again.
+                        Some((at, None)) if end < len => {
+                            pos = at;
+                            self.mode = Mode::Kernel(window.saturating_mul(GROWTH));
+                        }
+                        Some((at, error_len)) => {
+                            self.mode = Mode::Scalar;
+                            return Some((at, error_len.map(|n| n as u8)));
+                        }
+                        None if end == len => return None,
+                        None => {
+                            pos = end;
+                            self.mode = Mode::Kernel(window.saturating_mul(GROWTH));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The end of the kernel's window of about `window` bytes from `pos`: the end of `bytes`,
+/// or a point before which no character of valid text is cut (up to 3 bytes earlier, so
+/// that it does not stand before a continuation byte), but always after `pos`.
+#[inline]
+fn window_end(bytes: &[u8], pos: usize, window: usize) -> usize {
+    let len = bytes.len();
+    if len - pos <= window {
+        return len;
+    }
+    let mut end = pos + window;
+    let floor = end.saturating_sub(3).max(pos + 1);
+    while end > floor && is_continuation(bytes[end]) {
+        end -= 1;
+    }
+    end
+}
+
+/// Iterates over `v` in chunks of valid UTF-8 each followed by the invalid sequence after
+/// it, exactly as `<[u8]>::utf8_chunks()` of std does (on every input): each
+/// [`Utf8Chunk`] has a [`valid`](Utf8Chunk::valid) part (possibly empty) and an
+/// [`invalid`](Utf8Chunk::invalid) part, which is empty only in the last chunk when the
+/// input ends with valid text. An input that ends inside a multi-byte sequence ends with
+/// a chunk whose invalid part is that unfinished sequence.
+///
+/// Where the text is valid, the SIMD kernel of [`from_utf8`](crate::from_utf8) checks it;
+/// see the module source for how dense errors are walked without restarting it.
+///
+/// ```
+/// use utf8check::{utf8_chunks, ErrorKind};
+///
+/// let bytes = b"caf\xC3\xA9 \xFF and \xE2\x82";
+/// let chunks: Vec<_> = utf8_chunks(bytes)
+///     .map(|chunk| (chunk.valid(), chunk.invalid(), chunk.error_kind()))
+///     .collect();
+/// assert_eq!(
+///     chunks,
+///     [
+///         ("café ", &b"\xFF"[..], Some(ErrorKind::InvalidByte)),
+///         (" and ", &b"\xE2\x82"[..], Some(ErrorKind::Truncated)),
+///     ]
+/// );
+///
+/// // Valid input is one chunk with nothing invalid; the empty input has no chunk.
+/// let mut chunks = utf8_chunks("Grüße".as_bytes());
+/// let chunk = chunks.next().unwrap();
+/// assert_eq!((chunk.valid(), chunk.invalid(), chunk.error_kind()), ("Grüße", &b""[..], None));
+/// assert!(chunks.next().is_none());
+/// assert!(utf8_chunks(b"").next().is_none());
+/// ```
+#[inline]
+pub fn utf8_chunks(v: &[u8]) -> Utf8Chunks<'_> {
+    Utf8Chunks {
+        rest: v,
+        walker: Walker::default(),
+    }
+}
+
+/// A run of valid UTF-8 and the invalid sequence that follows it, from [`utf8_chunks`]
+/// (like std's `core::str::Utf8Chunk`, plus the kind of the error).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Utf8Chunk<'a> {
+    valid: &'a str,
+    invalid: &'a [u8],
+    kind: Option<ErrorKind>,
+}
+
+impl<'a> Utf8Chunk<'a> {
+    /// The valid UTF-8 before the invalid sequence (possibly empty).
+    ///
+    /// ```
+    /// let chunk = utf8check::utf8_chunks(b"ab\xFF").next().unwrap();
+    /// assert_eq!(chunk.valid(), "ab");
+    /// ```
+    #[inline]
+    pub fn valid(&self) -> &'a str {
+        self.valid
+    }
+
+    /// The invalid sequence after [`valid`](Utf8Chunk::valid): the bytes that
+    /// [`from_utf8_lossy`](crate::from_utf8_lossy) replaces with one U+FFFD. 1 to 3 bytes
+    /// (the `error_len` of [`Utf8Error`](crate::Utf8Error)), or the unfinished sequence
+    /// at the end of the input, or empty in a last chunk of valid text.
+    ///
+    /// ```
+    /// let chunk = utf8check::utf8_chunks(b"ab\xF0\x9F\x98x").next().unwrap();
+    /// assert_eq!(chunk.invalid(), b"\xF0\x9F\x98");
+    /// ```
+    #[inline]
+    pub fn invalid(&self) -> &'a [u8] {
+        self.invalid
+    }
+
+    /// Why [`invalid`](Utf8Chunk::invalid) is invalid: the [`ErrorKind`] that
+    /// [`from_utf8`](crate::from_utf8) reports at its first byte, or `None` when it is
+    /// empty.
+    ///
+    /// ```
+    /// use utf8check::{utf8_chunks, ErrorKind};
+    ///
+    /// let kinds: Vec<_> = utf8_chunks(b"\xE0\x80\xAF \xED\xA0\x80").map(|c| c.error_kind()).collect();
+    /// assert_eq!(
+    ///     kinds,
+    ///     [
+    ///         Some(ErrorKind::Overlong),               // E0 80: overlong
+    ///         Some(ErrorKind::UnexpectedContinuation), // 80
+    ///         Some(ErrorKind::UnexpectedContinuation), // AF
+    ///         Some(ErrorKind::Surrogate),              // ED A0: a surrogate
+    ///         Some(ErrorKind::UnexpectedContinuation), // 80
+    ///     ]
+    /// );
+    /// ```
+    #[inline]
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        self.kind
+    }
+}
+
+/// The iterator of [`utf8_chunks`]: [`Utf8Chunk`]s, each a run of valid UTF-8 and the
+/// invalid sequence after it.
+#[derive(Clone)]
+#[must_use = "iterators are lazy and do nothing unless consumed"]
+pub struct Utf8Chunks<'a> {
+    /// The bytes not yet walked; they start at a character boundary.
+    rest: &'a [u8],
+    walker: Walker,
+}
+
+impl<'a> Iterator for Utf8Chunks<'a> {
+    type Item = Utf8Chunk<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Utf8Chunk<'a>> {
+        let rest = self.rest;
+        if rest.is_empty() {
+            return None;
+        }
+        let (valid_len, invalid_len, kind) = match self.walker.first_error(rest) {
+            None => (rest.len(), 0, None),
+            Some((at, error_len)) => {
+                let invalid_len = error_len.map_or(rest.len() - at, usize::from);
+                (
+                    at,
+                    invalid_len,
+                    Some(ErrorKind::classify(&rest[at..], error_len)),
+                )
+            }
+        };
+        let (valid, rest) = rest.split_at(valid_len);
+        let (invalid, rest) = rest.split_at(invalid_len);
+        self.rest = rest;
+        Some(Utf8Chunk {
+            // SAFETY: the walker found no error in the first `valid_len` bytes, which
+            // start at a character boundary and end at one (the start of an invalid
+            // sequence or the end of the input).
+            valid: unsafe { core::str::from_utf8_unchecked(valid) },
+            invalid,
+            kind,
+        })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // At least one chunk if bytes remain; at most one per byte.
+        (usize::from(!self.rest.is_empty()), Some(self.rest.len()))
+    }
+}
+
+impl FusedIterator for Utf8Chunks<'_> {}
+
+impl fmt::Debug for Utf8Chunks<'_> {
+    /// Shows the bytes not yet walked, as std does: valid text escaped like a string,
+    /// invalid bytes as `\xNN`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Escaped<'a>(&'a [u8]);
+        impl fmt::Debug for Escaped<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"")?;
+                for chunk in utf8_chunks(self.0) {
+                    fmt::Display::fmt(&chunk.valid().escape_debug(), f)?;
+                    for byte in chunk.invalid() {
+                        write!(f, "\\x{byte:02X}")?;
+                    }
+                }
+                f.write_str("\"")
+            }
+        }
+        f.debug_struct("Utf8Chunks")
+            .field("source", &Escaped(self.rest))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_ends_before_a_lead_byte() {
+        let text = "aé€😀".as_bytes(); // 1 + 2 + 3 + 4 bytes
+        for window in 1..text.len() {
+            let end = window_end(text, 0, window);
+            assert!(end > 0 && end <= window);
+            assert!(core::str::from_utf8(&text[..end]).is_ok() || end == window);
+        }
+        assert_eq!(window_end(text, 0, text.len()), text.len());
+        // Continuation bytes only: at most 3 bytes back.
+        assert_eq!(window_end(&[0x80; 16], 0, 8), 5);
+    }
+
+    #[test]
+    fn debug_escapes_like_std() {
+        let bytes = b"a\"\xFF\n\xE2\x82";
+        let ours = format!("{:?}", utf8_chunks(bytes));
+        assert_eq!(ours, r#"Utf8Chunks { source: "a\"\xFF\n\xE2\x82" }"#);
+    }
+}

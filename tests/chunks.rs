@@ -1,0 +1,305 @@
+//! `utf8_chunks`, `from_utf8_lossy` and `from_utf8_lossy_owned` against std's
+//! `<[u8]>::utf8_chunks()` and `String::from_utf8_lossy`, with `error_kind` against the
+//! `ErrorKind` rule of `common::expected_kind`:
+//!
+//! * every 1- and 2-byte sequence, and sampled 3- and 4-byte ones, at every register and
+//!   block boundary of the kernels (16-, 32- and 64-byte registers, 64-byte blocks, the
+//!   256-byte group of the main loop) in ASCII and in non-ASCII text, and the same after
+//!   an earlier error, where the walk runs the scalar decoder and then growing kernel
+//!   windows (whose boundaries are swept too);
+//! * mutated multilingual text, random bytes, errors at every density, long buffers;
+//! * proptest on mutated text and arbitrary bytes.
+//!
+//! `UTF8CHECK_SMALL_TESTS=1` (unoptimized and sanitizer runs) samples the placements.
+
+mod common;
+
+use std::borrow::Cow;
+
+use common::{expected_kind, hex, multilingual_text, Rng};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use utf8check::{from_utf8_lossy, from_utf8_lossy_owned, utf8_chunks, ErrorKind};
+
+/// A chunk as a comparable value: valid text, invalid bytes, kind.
+type Chunk<'a> = (&'a str, &'a [u8], Option<ErrorKind>);
+
+/// std's chunks of `bytes`, each with the kind from the rule (not the library's).
+fn std_chunks(bytes: &[u8]) -> Vec<Chunk<'_>> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for chunk in bytes.utf8_chunks() {
+        offset += chunk.valid().len();
+        let kind = (!chunk.invalid().is_empty()).then(|| {
+            let rest = &bytes[offset..];
+            let error_len = core::str::from_utf8(rest).unwrap_err().error_len();
+            assert_eq!(error_len.unwrap_or(rest.len()), chunk.invalid().len());
+            expected_kind(rest, error_len)
+        });
+        offset += chunk.invalid().len();
+        out.push((chunk.valid(), chunk.invalid(), kind));
+    }
+    out
+}
+
+fn small() -> bool {
+    std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0")
+}
+
+/// Checks every API of this file on `bytes` against std.
+#[track_caller]
+fn check(bytes: &[u8]) {
+    let ours: Vec<Chunk<'_>> = utf8_chunks(bytes)
+        .map(|c| (c.valid(), c.invalid(), c.error_kind()))
+        .collect();
+    let want = std_chunks(bytes);
+    if ours != want {
+        let at = want.iter().zip(&ours).take_while(|(a, b)| a == b).count();
+        panic!(
+            "utf8_chunks differs at chunk {at}: want {:?}, got {:?}\n  input {}",
+            want.get(at),
+            ours.get(at),
+            hex(bytes, 0)
+        );
+    }
+    let lossy = from_utf8_lossy(bytes);
+    let std_lossy = String::from_utf8_lossy(bytes);
+    assert_eq!(lossy, std_lossy, "from_utf8_lossy\n  input {}", hex(bytes, 0));
+    let borrowed = matches!(lossy, Cow::Borrowed(_));
+    assert_eq!(borrowed, core::str::from_utf8(bytes).is_ok());
+    if let (Cow::Borrowed(text), false) = (lossy, bytes.is_empty()) {
+        assert_eq!(text.as_ptr(), bytes.as_ptr());
+    }
+    assert_eq!(from_utf8_lossy_owned(bytes.to_vec()), std_lossy);
+}
+
+/// ASCII filler, and non-ASCII filler (2- and 3-byte letters, cut to whole characters
+/// and padded with ASCII to exactly `len` bytes).
+fn filler(len: usize, non_ascii: bool) -> Vec<u8> {
+    if !non_ascii {
+        return (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+    }
+    let text = "ünï€ßçö世界".repeat(len / 10 + 1);
+    let mut cut = len;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut bytes = text.as_bytes()[..cut].to_vec();
+    bytes.resize(len, b'x');
+    bytes
+}
+
+/// Where sequences are placed: offsets at and around every register and block boundary,
+/// the first group of the main loop and its end (and, after an earlier error at byte 0,
+/// the end of the scalar span and of the first kernel windows).
+fn offsets() -> Vec<usize> {
+    let mut offsets: Vec<usize> = (0..=70).collect();
+    for boundary in [96, 128, 160, 192, 224, 256, 288, 320, 1024 + 64, 5120 + 64] {
+        offsets.extend(boundary - 4..=boundary + 4);
+    }
+    if small() {
+        offsets.retain(|o| o % 7 == 0 || o % 64 < 2);
+    }
+    offsets
+}
+
+/// Places `seq` at every offset, with filler (ASCII or not) around it and 0 to 5 bytes or
+/// a long stretch after it, with and without an error at byte 0: every one of those 20
+/// surroundings, or with `Some(i)` one of them per offset (turning with `i` and the
+/// offset).
+fn check_placed(seq: &[u8], offsets: &[usize], one_of: Option<usize>, buf: &mut Vec<u8>) {
+    for &offset in offsets {
+        let mut surrounding = 0;
+        for after in [0, 1, 3, 5, 67] {
+            for non_ascii in [false, true] {
+                for early_error in [false, true] {
+                    surrounding += 1;
+                    if one_of.is_some_and(|i| (i + offset) % 20 != surrounding - 1) {
+                        continue;
+                    }
+                    buf.clear();
+                    buf.extend_from_slice(&filler(offset + seq.len() + after, non_ascii));
+                    buf[offset..offset + seq.len()].copy_from_slice(seq);
+                    if early_error && offset > 0 {
+                        buf[0] = 0xFF;
+                    }
+                    check(buf);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_byte_and_pair_at_every_boundary() {
+    let offsets = offsets();
+    let mut buf = Vec::new();
+    for a in 0..=255u8 {
+        check_placed(&[a], &offsets, None, &mut buf);
+    }
+    // Pairs: every offset, one surrounding each (every surrounding over the offsets).
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            let i = usize::from(a) * 256 + usize::from(b);
+            check_placed(&[a, b], &offsets, Some(i), &mut buf);
+        }
+    }
+}
+
+/// Bytes that play a role in UTF-8: both ends of each range of second and later bytes,
+/// ASCII, and bytes that are never continuation bytes.
+const CLASSES: [u8; 14] = [
+    0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xF0, 0xFF,
+];
+
+#[test]
+fn sampled_three_and_four_byte_sequences_at_every_boundary() {
+    let offsets = offsets();
+    let mut buf = Vec::new();
+    let mut rng = Rng::new(3);
+    for lead in 0x80..=0xFFu8 {
+        for &b in &CLASSES {
+            for &c in &CLASSES {
+                let pick = |rng: &mut Rng| -> Vec<usize> {
+                    let n = if small() { 2 } else { 6 };
+                    (0..n).map(|_| offsets[rng.below(offsets.len())]).collect()
+                };
+                let i = rng.below(20);
+                check_placed(&[lead, b, c], &pick(&mut rng), None, &mut buf);
+                for &d in &CLASSES {
+                    check_placed(&[lead, b, c, d], &pick(&mut rng), Some(i), &mut buf);
+                }
+            }
+        }
+    }
+}
+
+/// Text with an error every `gap` bytes on average (random positions and bytes), in the
+/// walk's every mode: dense errors, sparse errors, and the transitions.
+#[test]
+fn errors_at_every_density() {
+    let text = multilingual_text(300_000, 7).into_bytes();
+    let mut rng = Rng::new(11);
+    for gap in [1, 2, 3, 5, 17, 63, 64, 65, 200, 1000, 4096, 20_000, 100_000] {
+        let mut bytes = text.clone();
+        let mut i = rng.below(gap);
+        while i < bytes.len() {
+            bytes[i] = match rng.below(4) {
+                0 => 0xFF,
+                1 => 0x80 | rng.below(64) as u8,
+                _ => rng.next_u64() as u8,
+            };
+            i += 1 + rng.below(2 * gap);
+        }
+        check(&bytes);
+    }
+}
+
+/// Mutated multilingual text: 1 to 4 bytes changed, at pseudo-random places.
+#[test]
+fn mutated_multilingual_text() {
+    let mut rng = Rng::new(5);
+    let rounds = if small() { 300 } else { 3000 };
+    for round in 0..rounds {
+        let len = 1 + rng.below(if round % 10 == 0 { 20_000 } else { 700 });
+        let mut bytes = multilingual_text(len, round as u64).into_bytes();
+        bytes.truncate(len);
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(bytes.len());
+            bytes[at] = CLASSES[rng.below(CLASSES.len())] ^ (rng.below(2) as u8);
+        }
+        check(&bytes);
+    }
+}
+
+#[test]
+fn random_bytes_and_long_buffers() {
+    let mut rng = Rng::new(9);
+    for len in [0, 1, 2, 3, 100, 1000, 65_536, 1 << 20] {
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        check(&bytes);
+        // Mostly ASCII with rare random bytes.
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| match rng.below(50) {
+                0 => rng.next_u64() as u8,
+                _ => b'a' + rng.below(26) as u8,
+            })
+            .collect();
+        check(&bytes);
+    }
+    // Long valid text, then the same cut inside its last character, then with an error
+    // at the very end.
+    let text = multilingual_text(3 << 20, 1).into_bytes();
+    check(&text);
+    let last = text.len() - "😀".len();
+    let mut cut = text[..last].to_vec();
+    cut.extend_from_slice(&"😀".as_bytes()[..3]);
+    check(&cut);
+    cut.push(0x80);
+    check(&cut);
+}
+
+#[test]
+fn iterator_traits() {
+    fn assert_traits<T: Clone + std::fmt::Debug + std::iter::FusedIterator>(_: &T) {}
+    let bytes = b"ab\xFFc\"\n\xE2\x82";
+    let mut chunks = utf8_chunks(bytes);
+    assert_traits(&chunks);
+    assert_eq!(format!("{chunks:?}"), format!("{:?}", bytes.utf8_chunks()));
+    let copy = chunks.clone();
+    assert_eq!(chunks.next().unwrap().valid(), "ab");
+    assert_eq!(format!("{chunks:?}"), r#"Utf8Chunks { source: "c\"\n\xE2\x82" }"#);
+    assert_eq!(copy.count(), 2);
+    assert_eq!(chunks.next().unwrap().invalid(), b"\xE2\x82");
+    assert!(chunks.next().is_none());
+    assert!(chunks.next().is_none());
+    assert_eq!(chunks.size_hint(), (0, Some(0)));
+}
+
+#[test]
+fn lossy_owned_reuses_the_allocation_only_when_valid() {
+    let mut valid = Vec::with_capacity(100);
+    valid.extend_from_slice("Grüße".as_bytes());
+    let (ptr, capacity) = (valid.as_ptr(), valid.capacity());
+    let text = from_utf8_lossy_owned(valid);
+    assert_eq!((text.as_ptr(), text.capacity()), (ptr, capacity));
+    assert_eq!(from_utf8_lossy_owned(Vec::new()), "");
+    assert_eq!(from_utf8_lossy_owned(b"\xFF".to_vec()), "\u{FFFD}");
+    assert!(matches!(from_utf8_lossy(b""), Cow::Borrowed("")));
+}
+
+/// Any byte, often one that plays a special role in UTF-8.
+fn byte() -> impl Strategy<Value = u8> {
+    prop_oneof![any::<u8>(), proptest::sample::select(CLASSES.to_vec())]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    #[test]
+    fn mutated_text(
+        seed in any::<u64>(),
+        len in 0..3000usize,
+        mutations in vec((any::<proptest::sample::Index>(), byte()), 0..6),
+    ) {
+        let mut bytes = multilingual_text(len, seed).into_bytes();
+        bytes.truncate(len);
+        for (at, value) in mutations {
+            if !bytes.is_empty() {
+                let i = at.index(bytes.len());
+                bytes[i] = value;
+            }
+        }
+        check(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_bytes(bytes in vec(byte(), 0..3000)) {
+        check(&bytes);
+    }
+
+    #[test]
+    fn mostly_ascii(bytes in vec(prop_oneof![30 => 0u8..0x80, 1 => byte()], 0..6000)) {
+        check(&bytes);
+    }
+}
