@@ -1,5 +1,6 @@
 //! `std::io` adapters that validate UTF-8 as it is read or written: [`Utf8Reader`] and
-//! [`Utf8Writer`].
+//! [`Utf8Writer`]; and [`LossyReader`], which repairs it instead (each invalid sequence
+//! becomes U+FFFD).
 //!
 //! Both pass on only bytes that a [`Validator`] has confirmed: the bytes a `Utf8Reader`
 //! hands out, and the bytes a `Utf8Writer` writes to its inner writer, are always the
@@ -17,6 +18,10 @@
 //! `write_all` and friends retry `Interrupted`).
 
 use std::io::{self, BufRead, Read, Write};
+
+mod lossy;
+
+pub use lossy::LossyReader;
 
 use crate::scalar;
 use crate::stream::Validator;
