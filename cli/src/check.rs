@@ -21,6 +21,16 @@
 //! window (a kernel call is stateless), the [`Incremental`] checker feeds only the new
 //! bytes to a [`utf8check::Validator`], which remembers an unfinished character itself.
 //!
+//! # Every error
+//! Once a check finds an invalid sequence in a window, the rest of the window is walked
+//! with the library's chunk iterator ([`utf8check::utf8_chunks`], in [`record_all`]), the
+//! same walk that `from_utf8_lossy` and `--repair` do: it yields each invalid sequence as
+//! lossy decoding replaces it, and finds the valid text between them with the fastest
+//! kernel (a scalar decoder where errors are dense). An unfinished sequence at the end of
+//! a window that more input follows is left for the next window. (With `--kernel`, the
+//! named kernel finds the first invalid sequence of each window and checks the clean
+//! windows; the walk after it uses the library's choice.)
+//!
 //! # Lines and columns
 //! [`Collector`] turns offsets into 1-based lines and columns. Lines end at `\n` (so a
 //! CRLF file counts lines like an LF file), counted with `memchr`. The column counts
@@ -36,7 +46,7 @@
 use std::io::{self, Read};
 use std::mem;
 
-use utf8check::{ErrorKind, Kernel, Utf8Error, Validator};
+use utf8check::{ErrorKind, Kernel, Validator};
 
 /// The length of a window of bytes in memory with no error just before it.
 pub const WINDOW: usize = 64 << 20;
@@ -89,9 +99,8 @@ enum Verdict {
     /// The first `n` bytes are complete, valid characters; the rest (at most 3 bytes, and
     /// only when more input follows) is the start of a character that needs more bytes.
     Valid(usize),
-    /// An invalid sequence starts `at` bytes into the window; `error` gives its length and
-    /// kind (its own offset is relative to wherever the checker started).
-    Invalid { at: usize, error: Utf8Error },
+    /// An invalid sequence starts `at` bytes into the window.
+    Invalid { at: usize },
 }
 
 /// Validates an input window by window (see the module documentation).
@@ -118,7 +127,6 @@ impl Check for Engine {
             }
             Err(error) => Verdict::Invalid {
                 at: error.valid_up_to(),
-                error,
             },
         }
     }
@@ -154,7 +162,6 @@ impl Check for Incremental {
             }
             Err(error) => Verdict::Invalid {
                 at: error.valid_up_to() - self.confirmed,
-                error,
             },
         }
     }
@@ -188,12 +195,23 @@ pub struct Outcome {
     pub errors: Vec<Invalid>,
     /// Whether the input has more invalid sequences than `errors` lists.
     pub truncated: bool,
+    /// With `--repair`: how many invalid sequences were replaced or dropped.
+    pub repaired: u64,
 }
 
 impl Outcome {
+    /// The outcome of repairing an input of `len` bytes.
+    pub fn repaired(len: u64, repaired: u64) -> Outcome {
+        Outcome {
+            len,
+            repaired,
+            ..Outcome::default()
+        }
+    }
+
     /// Is the input UTF-8?
     pub fn is_valid(&self) -> bool {
-        self.errors.is_empty()
+        self.errors.is_empty() && self.repaired == 0
     }
 }
 
@@ -268,6 +286,7 @@ impl Collector {
             len,
             errors: self.errors,
             truncated: self.truncated,
+            repaired: 0,
         }
     }
 }
@@ -277,9 +296,38 @@ fn count_chars(valid: &[u8]) -> u64 {
     valid.iter().filter(|&&byte| (byte as i8) >= -64).count() as u64
 }
 
-/// The bytes of the invalid sequence at the start of `rest`, which `error` describes.
-fn bad_bytes<'a>(rest: &'a [u8], error: &Utf8Error) -> &'a [u8] {
-    &rest[..error.error_len().unwrap_or(rest.len()).min(rest.len())]
+/// Records every invalid sequence of `bytes[from..]` (`from` is the start of one), walking
+/// it with the library's chunk iterator; the collector stands at `bytes[shown]`, at or
+/// before `from`, and is moved to where the walk stops: the end of `bytes`, or, when more
+/// input follows (not `last`), the start of an unfinished sequence at its end. Returns
+/// that point, or `None` once the collector is full.
+fn record_all(
+    collector: &mut Collector,
+    bytes: &[u8],
+    mut shown: usize,
+    from: usize,
+    last: bool,
+) -> Option<usize> {
+    let mut pos = from;
+    for chunk in utf8check::utf8_chunks(&bytes[from..]) {
+        let valid_end = pos + chunk.valid().len();
+        let kind = match chunk.error_kind() {
+            Some(ErrorKind::Truncated) if !last => None,
+            kind => kind,
+        };
+        let Some(kind) = kind else {
+            // Valid to the end, or an unfinished sequence left for the next window.
+            pos = valid_end;
+            break;
+        };
+        if !collector.record(&bytes[shown..valid_end], kind, chunk.invalid()) {
+            return None;
+        }
+        pos = valid_end + chunk.invalid().len();
+        shown = pos;
+    }
+    collector.skip(&bytes[shown..pos]);
+    Some(pos)
 }
 
 /// Checks bytes in memory, listing at most `limit` invalid sequences; `progress` is told
@@ -302,16 +350,14 @@ pub fn check_slice(
                 start += n;
                 window = window.saturating_mul(2).min(WINDOW);
             }
-            Verdict::Invalid { at, error } => {
-                let offset = start + at;
-                let bad = bad_bytes(&data[offset..], &error);
-                // The collector is at or before `offset`: it was shown everything up to
-                // the end of the previous invalid sequence, and nothing beyond.
-                let valid = &data[(collector.pos as usize).min(offset)..offset];
-                if !collector.record(valid, error.kind(), bad) {
-                    break;
+            Verdict::Invalid { at } => {
+                // The collector is at or before the error: it was shown everything up to
+                // where the previous walk stopped, and nothing beyond.
+                let shown = (collector.pos as usize).min(start + at);
+                match record_all(&mut collector, &data[..end], shown, start + at, last) {
+                    Some(stop) => start = stop,
+                    None => break,
                 }
-                start = offset + bad.len();
                 window = WINDOW_AFTER_ERROR;
             }
         }
@@ -357,18 +403,18 @@ pub fn check_stream(
                     start += n;
                     break;
                 }
-                Verdict::Invalid { at, error } => {
-                    let offset = start + at;
-                    let bad = bad_bytes(&buf[offset..end], &error);
-                    if !collector.record(&buf[start..offset], error.kind(), bad) {
+                Verdict::Invalid { at } => {
+                    let Some(stop) = record_all(&mut collector, &buf[..end], start, start + at, last)
+                    else {
                         let rest = if drain {
                             io::copy(reader, &mut io::sink())?
                         } else {
                             0
                         };
                         return Ok(collector.finish(base + end as u64 + rest));
-                    }
-                    start = offset + bad.len();
+                    };
+                    // An unfinished sequence at the end is checked again with what follows.
+                    start = stop;
                     fresh = end - start;
                     checker.restart();
                 }

@@ -19,7 +19,7 @@
 //! and exit status 2. `--no-mmap` avoids both for files that are being written to.
 
 use std::fs::{self, File, Metadata};
-use std::io::{self, Read};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 
 use memmap2::{Advice, Mmap, MmapOptions};
@@ -27,6 +27,7 @@ use walkdir::WalkDir;
 
 use crate::check::{check_slice, check_stream, Engine, Outcome};
 use crate::progress::Progress;
+use crate::repair::{self, repair_slice, repair_stream, StreamError};
 use crate::report::Reporter;
 use crate::sigbus;
 
@@ -49,7 +50,12 @@ pub struct Settings {
     pub mmap: bool,
     /// Show progress bars (not `--quiet`).
     pub progress: bool,
+    /// `--repair`: write the inputs, repaired, to standard output instead of checking.
+    pub repair: Option<repair::Mode>,
 }
+
+/// The size of the buffer of the repaired output.
+const OUTPUT_BUFFER: usize = 1 << 20;
 
 /// Why an input could not be checked: a one-line reason.
 type Failure = String;
@@ -60,6 +66,9 @@ pub struct Inputs {
     reporter: Reporter,
     /// The buffer small files are read into.
     buffer: Vec<u8>,
+    /// With `--repair`: standard output, and the error that stopped writing to it.
+    output: Option<BufWriter<Box<dyn Write>>>,
+    output_error: Option<io::Error>,
     /// Inputs checked, and their bytes.
     pub checked: u64,
     pub bytes: u64,
@@ -70,10 +79,15 @@ pub struct Inputs {
 
 impl Inputs {
     pub fn new(settings: Settings, reporter: Reporter) -> Inputs {
+        let output = settings
+            .repair
+            .map(|_| BufWriter::with_capacity(OUTPUT_BUFFER, stdout_writer()));
         Inputs {
             settings,
             reporter,
             buffer: Vec::new(),
+            output,
+            output_error: None,
             checked: 0,
             bytes: 0,
             any_invalid: false,
@@ -220,9 +234,18 @@ impl Inputs {
         Ok(outcome)
     }
 
-    /// Checks bytes in memory, with a progress bar if it takes long.
-    fn check_bytes(&self, name: &str, data: &[u8]) -> Outcome {
+    /// Checks (or repairs) bytes in memory, with a progress bar if it takes long.
+    fn check_bytes(&mut self, name: &str, data: &[u8]) -> Outcome {
         let mut progress = Progress::new(name, Some(data.len() as u64), self.settings.progress);
+        if let (Some(mode), Some(out)) = (self.settings.repair, &mut self.output) {
+            let result = repair_slice(data, mode, out, &mut |done| progress.set(done));
+            progress.finish();
+            let repaired = result.unwrap_or_else(|err| {
+                self.output_error = Some(err);
+                0
+            });
+            return Outcome::repaired(data.len() as u64, repaired);
+        }
         let outcome = check_slice(
             data,
             self.settings.engine,
@@ -236,13 +259,25 @@ impl Inputs {
     /// Streams `reader` (`len` bytes long, if known) and checks it; `drain`: read it to
     /// its end even when nothing more is to be found (see [`drains`]).
     fn check_reader(
-        &self,
+        &mut self,
         name: &str,
         reader: &mut dyn Read,
         len: Option<u64>,
         drain: bool,
     ) -> Result<Outcome, Failure> {
         let mut progress = Progress::new(name, len, self.settings.progress);
+        if let (Some(mode), Some(out)) = (self.settings.repair, &mut self.output) {
+            let result = repair_stream(reader, mode, out, &mut |done| progress.set(done));
+            progress.finish();
+            return match result {
+                Ok((repaired, len)) => Ok(Outcome::repaired(len, repaired)),
+                Err(StreamError::Read(err)) => Err(format!("read error: {}", describe(&err))),
+                Err(StreamError::Write(err)) => {
+                    self.output_error = Some(err);
+                    Ok(Outcome::default())
+                }
+            };
+        }
         let (engine, limit) = (self.settings.engine, self.settings.limit);
         let outcome = check_stream(reader, engine, limit, drain, &mut |done| progress.set(done));
         progress.finish();
@@ -251,6 +286,13 @@ impl Inputs {
 
     /// Reports the result of checking the input `name`.
     fn report(&mut self, name: &str, result: Result<Outcome, Failure>) -> io::Result<()> {
+        // With `--repair`, the input's text comes first, then any problem with it.
+        if let Some(err) = self.output_error.take() {
+            return Err(err);
+        }
+        if let Some(out) = &mut self.output {
+            out.flush()?;
+        }
         match result {
             Ok(outcome) => {
                 self.checked += 1;
@@ -282,6 +324,19 @@ fn drains(meta: &Metadata) -> bool {
         let _ = meta;
         true
     }
+}
+
+/// Standard output for the repaired text: on Unix a duplicate of descriptor 1, written
+/// to without the line buffering of `io::stdout()`.
+fn stdout_writer() -> Box<dyn Write> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = io::stdout().as_fd().try_clone_to_owned() {
+            return Box::new(File::from(fd));
+        }
+    }
+    Box::new(io::stdout())
 }
 
 /// An I/O error's message without the "(os error N)" that `io::Error` appends.

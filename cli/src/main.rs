@@ -3,6 +3,7 @@
 //!
 //! * `inputs`: walking directories, opening inputs, mapping or streaming them;
 //! * `check`: validating one input and locating its invalid sequences;
+//! * `repair`: `--repair`, writing inputs with their invalid sequences replaced;
 //! * `report`: text, `-l` and JSON output;
 //! * `progress`: the progress bar of slow inputs;
 //! * `sigbus`: a clean exit when a mapped file shrinks while being read.
@@ -12,6 +13,7 @@
 mod check;
 mod inputs;
 mod progress;
+mod repair;
 mod report;
 mod sigbus;
 
@@ -64,6 +66,14 @@ INPUTS:
   skipped. A file that shrinks while mapped cannot be read to its end: that is reported as
   a problem; use --no-mmap for files that are still being written.
 
+REPAIR:
+  --repair writes every input to standard output, one after the other as `cat` does, with
+  each invalid sequence (the bytes listed above, as lossy decoding finds them) replaced by
+  U+FFFD; --repair=drop removes them instead, as `iconv -c` does. Nothing else is printed
+  on standard output; problems go to standard error as usual, and the other inputs are
+  still written. Exit status: 0 if nothing needed repair, 1 if something did, 2 if an
+  input could not be read.
+
 EXIT STATUS:
   0  every input is valid UTF-8
   1  some input is not valid UTF-8
@@ -77,6 +87,8 @@ EXAMPLES:
   utf8check -l -r . | xargs ...        list invalid files
   utf8check --all --max-errors 10 f    the first 10 invalid sequences of f
   zcat dump.gz | utf8check             check a stream
+  utf8check --repair a.txt > fixed.txt  replace invalid sequences with U+FFFD
+  utf8check --repair=drop < in > out   remove them
   utf8check --json -r logs | jq ...    machine-readable results";
 
 /// Check that files are valid UTF-8, fast, and say exactly where and why they are not.
@@ -146,6 +158,19 @@ struct Args {
     /// are being written to)
     #[arg(long)]
     no_mmap: bool,
+
+    /// Write the inputs to standard output with each invalid sequence replaced by U+FFFD
+    /// (`--repair=drop`: removed); see --help
+    #[arg(
+        long,
+        value_name = "HOW",
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "replace",
+        conflicts_with_all = ["all", "max_errors", "files_with_errors", "quiet", "verbose", "json", "kernel"]
+    )]
+    repair: Option<repair::Mode>,
 }
 
 /// Parses `--kernel`: a kernel's name, which this CPU must support.
@@ -183,7 +208,7 @@ fn main() -> ExitCode {
     }
     sigbus::install();
 
-    let format = if args.quiet {
+    let format = if args.quiet || args.repair.is_some() {
         Format::Quiet
     } else if args.files_with_errors {
         Format::FilesWithErrors
@@ -203,6 +228,7 @@ fn main() -> ExitCode {
         follow: args.follow,
         mmap: !args.no_mmap,
         progress: !args.quiet,
+        repair: args.repair,
     };
     let mut inputs = Inputs::new(settings, Reporter::new(format, max_errors));
 
