@@ -816,3 +816,139 @@ fn file_that_shrinks_while_mapped() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert_eq!(text(&output.stdout), "");
 }
+
+// --- --repair -------------------------------------------------------------------------
+
+/// Python's lossy decoding of `path` (`bytes.decode('utf-8', errors)`, `errors` being
+/// `replace` or `ignore`), encoded again as UTF-8: the oracle of `--repair` and
+/// `--repair=drop`. Python's decoder replaces the same maximal subparts as std.
+fn python_decode(path: &Path, errors: &str) -> Vec<u8> {
+    let script = "import sys\n\
+        data = open(sys.argv[1], 'rb').read()\n\
+        sys.stdout.buffer.write(data.decode('utf-8', sys.argv[2]).encode('utf-8'))";
+    let output = Command::new("python3")
+        .args(["-c", script, s(path), errors])
+        .output()
+        .expect("python3 runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    output.stdout
+}
+
+/// `--repair` and `--repair=drop` on `data` as a mapped or read file, through a pipe and
+/// with `--no-mmap`, against Python; the exit status says whether anything was repaired.
+fn check_repair(dir: &TempDir, name: &str, data: &[u8]) {
+    let path = write(dir, name, data);
+    let status = if std::str::from_utf8(data).is_ok() { 0 } else { 1 };
+    for (flag, errors) in [("--repair", "replace"), ("--repair=drop", "ignore")] {
+        let want = python_decode(&path, errors);
+        let runs = [
+            ("file", run(&[flag, s(&path)])),
+            ("no-mmap", run(&[flag, "--no-mmap", s(&path)])),
+            ("pipe", run_stdin(&[flag], data)),
+            ("dash", run_stdin(&[flag, "-"], data)),
+        ];
+        for (how, output) in runs {
+            assert!(
+                output.stdout == want,
+                "{name}, {flag}, {how}: output differs from Python's ({} bytes, want {})",
+                output.stdout.len(),
+                want.len()
+            );
+            assert_eq!(output.status.code(), Some(status), "{name}, {flag}, {how}");
+            assert!(output.stderr.is_empty(), "{}", text(&output.stderr));
+        }
+    }
+}
+
+#[test]
+fn repair_matches_python() {
+    let dir = TempDir::new().unwrap();
+    check_repair(&dir, "valid.txt", &multilingual(100_000));
+    check_repair(&dir, "empty.txt", b"");
+    // Every byte, and every pair, separated by ASCII (small: read, not mapped).
+    let mut bytes = Vec::new();
+    for a in 0..=255u8 {
+        bytes.extend_from_slice(&[a, b'.']);
+    }
+    check_repair(&dir, "bytes.bin", &bytes);
+    let mut pairs = Vec::new();
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            pairs.extend_from_slice(&[a, b, b'.']);
+        }
+    }
+    check_repair(&dir, "pairs.bin", &pairs);
+    // Sequences cut at the end of the input.
+    for end in ["\u{E9}", "\u{20AC}", "\u{1F600}"] {
+        let bytes = end.as_bytes();
+        for cut in 1..bytes.len() {
+            let mut data = multilingual(70_000);
+            data.extend_from_slice(&bytes[..cut]);
+            check_repair(&dir, "cut.txt", &data);
+        }
+    }
+}
+
+#[test]
+fn repair_of_damaged_text_across_pieces_and_reads() {
+    let dir = TempDir::new().unwrap();
+    // Damage every few KiB and at the boundaries of the 4 MiB pieces and 1 MiB reads,
+    // some of it in the middle of characters; then dense damage.
+    let mut data = multilingual(9 << 20);
+    let mut at = 7;
+    while at < data.len() {
+        data[at] = [0xFF, 0x80, 0xE2, 0xC3, 0xF0][at % 5];
+        at += 1 + at % 5000;
+    }
+    for boundary in [1 << 20, 4 << 20, 8 << 20] {
+        for delta in [-2isize, -1, 0, 1] {
+            let i = (boundary as isize + delta) as usize;
+            data[i] = [0xE2, 0x82, 0xF0, 0x9F][(delta + 2) as usize];
+        }
+    }
+    check_repair(&dir, "damaged.txt", &data);
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let noise: Vec<u8> = (0..200_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    check_repair(&dir, "noise.bin", &noise);
+}
+
+#[test]
+fn repair_writes_every_input_in_order_and_reports_problems() {
+    let dir = TempDir::new().unwrap();
+    let good = write(&dir, "good.txt", "héllo\n".as_bytes());
+    let bad = write(&dir, "bad.txt", b"d\xE9j\xE0\n");
+    let missing = dir.path().join("missing.txt");
+    let output = run(&["--repair", s(&good), s(&missing), s(&bad), s(&good)]);
+    assert_eq!(
+        text(&output.stdout),
+        "héllo\nd\u{FFFD}j\u{FFFD}\nhéllo\n"
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr),
+        format!("utf8check: {}: No such file or directory\n", missing.display())
+    );
+    let output = run(&["--repair=drop", s(&bad), s(&good)]);
+    assert_eq!(text(&output.stdout), "dj\nhéllo\n");
+    assert_eq!(output.status.code(), Some(1));
+    let output = run(&["--repair", s(&good)]);
+    assert_eq!((output.status.code(), text(&output.stdout)), (Some(0), "héllo\n"));
+    // `--repair FILE` is not a value of `--repair`; a bad value and conflicting options
+    // are usage errors.
+    for args in [
+        &["--repair=fix", s(&good)][..],
+        &["--repair", "--all", s(&good)],
+        &["--repair", "--json", s(&good)],
+    ] {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(output.stdout.is_empty());
+    }
+}
