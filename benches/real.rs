@@ -25,6 +25,7 @@ mod measure;
 mod real;
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use real::{Class, File};
 use utf8check::Kernel;
@@ -63,7 +64,10 @@ fn bench_files(files: &[File]) {
     let mut csv = String::from("file,class,ascii_blocks,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42\n");
     let mut ratios: Vec<(Class, [f64; 3])> = Vec::new();
     for file in files {
-        let ranges = [0..file.bytes.len()];
+        let ranges = vec![Range {
+            start: 0,
+            end: file.bytes.len(),
+        }];
         let ns = interleaved!(FILE_ROUNDS, &file.bytes, &ranges;
             |v| std::str::from_utf8(v).is_ok(),
             |v| simdutf8::basic::from_utf8(v).is_ok(),

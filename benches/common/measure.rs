@@ -103,7 +103,8 @@ pub fn scrub() {
             text.push_str(inserts[next(inserts.len() as u64) as usize]);
         }
         let text = text.into_bytes();
-        let mut ranges = vec![0..text.len()];
+        let mut ranges = Vec::with_capacity(1024);
+        ranges.push(0..text.len());
         let mut start = 0;
         while start + 300 < text.len() {
             let end = start + 1 + next(300) as usize;
