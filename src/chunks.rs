@@ -8,16 +8,19 @@
 //! (`scalar::first_error`). Walking every error is a loop of that, with two dangers:
 //!
 //! * **Dense errors** (binary noise, text in another encoding): every kernel call has a
-//!   fixed cost, and the kernel checks a whole group of blocks (256 bytes) before it tests
-//!   for errors, so restarting it after each error would cost far more than the few bytes
-//!   between errors. So after an invalid sequence the [`Walker`] decodes the next
-//!   [`SCALAR_SPAN`] bytes with the scalar decoder, and stays with it while errors keep
-//!   coming within that distance of each other.
-//! * **Long clean stretches after an error**: the kernel is called on *windows* that
-//!   start at [`FIRST_WINDOW`] bytes after a scalar span and grow fourfold while they stay
-//!   clean, up to the rest of the input. So the kernel's work between two errors is at most
-//!   a few times the distance between them plus one window, whether or not the kernel stops
-//!   at the first error it sees (a kernel that always read to the end of its input would
+//!   fixed cost, the kernel checks a whole group of blocks (256 bytes) before it tests for
+//!   errors, and the scalar locator then decodes from the group's start, so restarting it
+//!   after each error would cost far more than the few bytes between errors. So after an
+//!   error that came less than [`DENSE_GAP`] bytes after the previous one, the [`Walker`]
+//!   decodes the next [`DENSE_SPAN`] bytes with the scalar decoder (single ASCII bytes one
+//!   at a time, longer runs a word at a time, each other sequence with
+//!   `scalar::sequence`, the decoder's own rules), and stays with it while errors keep
+//!   coming. After an isolated error it decodes only [`SPARSE_SPAN`] bytes that way.
+//! * **Long clean stretches after an error**: then the kernel is called on *windows* that
+//!   start at [`FIRST_WINDOW`] bytes and grow [`GROWTH`]-fold while they stay clean, up
+//!   to the rest of the input. So the kernel's work between two errors is at most a few
+//!   times the distance between them plus one window, whether or not the kernel stops at
+//!   the first error it sees (a kernel that always read to the end of its input would
 //!   make an unbounded call per error quadratic). Valid input is a single call over the
 //!   whole input, as in [`crate::from_utf8`]: the walk starts in windowed mode only after
 //!   an error.
@@ -38,11 +41,20 @@ use crate::error::ErrorKind;
 use crate::scalar::{self, RawError};
 use crate::{dispatch, scalar::is_continuation};
 
-/// After an invalid sequence, how many bytes the scalar decoder checks before the kernel
-/// takes over again: the distance below which decoding byte by byte costs less than a
-/// kernel call that finds the next error (its fixed cost, its look at a whole group of
-/// blocks, and the scalar locator from the group's start).
-const SCALAR_SPAN: usize = 64;
+/// Errors closer together than this (from the end of one invalid sequence to the start
+/// of the next) are *dense*: a kernel call to find the next one would cost more than
+/// decoding the bytes in between. (A kernel call costs its fixed overhead, its look at a
+/// whole group of 256 bytes, and the scalar locator from the group's start, about 128
+/// bytes on average; decoding costs a fraction of a nanosecond per byte.)
+const DENSE_GAP: usize = 256;
+
+/// After a dense error, how many clean bytes the scalar decoder checks before the kernel
+/// takes over again.
+const DENSE_SPAN: usize = 256;
+
+/// After an isolated error, how many bytes the scalar decoder checks first (errors come in
+/// small clusters: a Latin-1 word, a cut character).
+const SPARSE_SPAN: usize = 16;
 
 /// The first window of the kernel after a scalar span; each clean window is followed by
 /// one [`GROWTH`] times longer.
@@ -54,11 +66,23 @@ const GROWTH: usize = 4;
 /// How the walk goes on at the next byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Mode {
-    /// Right after an invalid sequence: the scalar decoder, [`SCALAR_SPAN`] bytes at a
-    /// time, while errors are close together.
-    Scalar,
+    /// Right after an invalid sequence: the scalar decoder, for this many bytes (and
+    /// again after each error it finds).
+    Scalar(usize),
     /// The kernel, on a window of this many bytes (`usize::MAX`: the rest of the input).
     Kernel(usize),
+}
+
+impl Mode {
+    /// The mode after an error `gap` bytes after the previous one (or the start).
+    #[inline]
+    fn after_error(gap: usize) -> Mode {
+        Mode::Scalar(if gap < DENSE_GAP {
+            DENSE_SPAN
+        } else {
+            SPARSE_SPAN
+        })
+    }
 }
 
 /// The strategy that finds one invalid sequence after another (see the module
@@ -83,22 +107,57 @@ impl Walker {
     /// `None` if `bytes` is UTF-8.
     #[inline]
     pub(crate) fn first_error(&mut self, bytes: &[u8]) -> Option<RawError> {
+        match self.mode {
+            // Valid input, lines, and the rest after errors that thinned out: one kernel
+            // call, inlined, as in `from_utf8`.
+            Mode::Kernel(window) if window >= bytes.len() => match dispatch::validate(bytes) {
+                Ok(()) => None,
+                Err(checkpoint) => self.locate(bytes, checkpoint),
+            },
+            // Dense errors: most often the next one is within the span, found here
+            // without the walk's loop.
+            Mode::Scalar(span) => match decode_span(bytes, 0, span) {
+                Err(found) => {
+                    self.mode = Mode::after_error(found.0);
+                    Some(found)
+                }
+                Ok(stop) if stop >= bytes.len() => None,
+                Ok(stop) => {
+                    self.mode = Mode::Kernel(FIRST_WINDOW);
+                    self.walk(bytes, stop)
+                }
+            },
+            Mode::Kernel(_) => self.walk(bytes, 0),
+        }
+    }
+
+    /// The first error of `bytes`, after the kernel failed on all of it at `checkpoint`.
+    #[inline(never)]
+    fn locate(&mut self, bytes: &[u8], checkpoint: usize) -> Option<RawError> {
+        let err = scalar::first_error(bytes, checkpoint)?;
+        self.mode = Mode::after_error(err.valid_up_to());
+        Some((err.valid_up_to(), err.error_len().map(|n| n as u8)))
+    }
+
+    /// [`first_error`](Walker::first_error) in scalar spans and kernel windows, from
+    /// `pos`, a character boundary.
+    #[inline(never)]
+    fn walk(&mut self, bytes: &[u8], mut pos: usize) -> Option<RawError> {
         let len = bytes.len();
-        let mut pos = 0;
         loop {
             match self.mode {
-                Mode::Scalar => {
-                    let end = len.min(pos + SCALAR_SPAN);
-                    match scalar::run(&bytes[..end], pos) {
-                        // A character cut by the span's end: decode it again from its lead.
-                        Err((at, None)) if end < len => pos = at,
-                        Err(found) => return Some(found),
-                        Ok(()) if end == len => return None,
-                        Ok(()) => pos = end,
+                Mode::Scalar(span) => match decode_span(bytes, pos, pos.saturating_add(span)) {
+                    Err(found) => {
+                        self.mode = Mode::after_error(found.0);
+                        return Some(found);
                     }
+                    Ok(stop) if stop >= len => return None,
                     // A clean span: errors are no longer dense.
-                    self.mode = Mode::Kernel(FIRST_WINDOW);
-                }
+                    Ok(stop) => {
+                        pos = stop;
+                        self.mode = Mode::Kernel(FIRST_WINDOW);
+                    }
+                },
                 Mode::Kernel(window) => {
                     let end = window_end(bytes, pos, window);
                     let found = match dispatch::validate(&bytes[pos..end]) {
@@ -114,7 +173,7 @@ impl Walker {
                             self.mode = Mode::Kernel(window.saturating_mul(GROWTH));
                         }
                         Some((at, error_len)) => {
-                            self.mode = Mode::Scalar;
+                            self.mode = Mode::after_error(at);
                             return Some((at, error_len.map(|n| n as u8)));
                         }
                         None if end == len => return None,
@@ -127,6 +186,26 @@ impl Walker {
             }
         }
     }
+}
+
+/// Decodes `bytes` from `pos`, a character boundary, with the scalar decoder until at
+/// least `end`: a loop over single bytes, as short ASCII runs between dense errors need,
+/// that skips longer runs a word at a time. Returns the character boundary where it
+/// stopped (at or after `end`, or the end of `bytes`), or the first error.
+#[inline(always)]
+fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawError> {
+    let end = end.min(bytes.len());
+    while pos < end {
+        if bytes[pos] < 0x80 {
+            pos += 1;
+            if pos < end && bytes[pos] < 0x80 {
+                pos = scalar::skip_ascii(bytes, pos + 1);
+            }
+        } else {
+            pos += scalar::sequence(bytes, pos)?;
+        }
+    }
+    Ok(pos)
 }
 
 /// The end of the kernel's window of about `window` bytes from `pos`: the end of `bytes`,
@@ -192,7 +271,12 @@ pub fn utf8_chunks(v: &[u8]) -> Utf8Chunks<'_> {
 pub struct Utf8Chunk<'a> {
     valid: &'a str,
     invalid: &'a [u8],
-    kind: Option<ErrorKind>,
+    /// What [`error_kind`](Utf8Chunk::error_kind) is decided from, which is done only when
+    /// asked (walking dense errors is a few nanoseconds per error, and lossy decoding never
+    /// asks): the `error_len` of the invalid sequence (0: `None`), and the byte after its
+    /// first byte (0 at the end of the input).
+    error_len: u8,
+    second: u8,
 }
 
 impl<'a> Utf8Chunk<'a> {
@@ -242,7 +326,13 @@ impl<'a> Utf8Chunk<'a> {
     /// ```
     #[inline]
     pub fn error_kind(&self) -> Option<ErrorKind> {
-        self.kind
+        let first = *self.invalid.first()?;
+        let error_len = if self.error_len == 0 {
+            None
+        } else {
+            Some(self.error_len)
+        };
+        Some(ErrorKind::classify(&[first, self.second], error_len))
     }
 }
 
@@ -256,6 +346,21 @@ pub struct Utf8Chunks<'a> {
     walker: Walker,
 }
 
+impl<'a> Utf8Chunks<'a> {
+    /// The chunks of `rest`, which starts with an invalid sequence `gap` bytes after the
+    /// start of the input or the previous one (for walks that found the first error with
+    /// `from_utf8`).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn after_error(rest: &'a [u8], gap: usize) -> Utf8Chunks<'a> {
+        Utf8Chunks {
+            rest,
+            walker: Walker {
+                mode: Mode::after_error(gap),
+            },
+        }
+    }
+}
+
 impl<'a> Iterator for Utf8Chunks<'a> {
     type Item = Utf8Chunk<'a>;
 
@@ -265,16 +370,14 @@ impl<'a> Iterator for Utf8Chunks<'a> {
         if rest.is_empty() {
             return None;
         }
-        let (valid_len, invalid_len, kind) = match self.walker.first_error(rest) {
-            None => (rest.len(), 0, None),
-            Some((at, error_len)) => {
-                let invalid_len = error_len.map_or(rest.len() - at, usize::from);
-                (
-                    at,
-                    invalid_len,
-                    Some(ErrorKind::classify(&rest[at..], error_len)),
-                )
-            }
+        let (valid_len, invalid_len, error_len, second) = match self.walker.first_error(rest) {
+            None => (rest.len(), 0, 0, 0),
+            Some((at, error_len)) => (
+                at,
+                error_len.map_or(rest.len() - at, usize::from),
+                error_len.unwrap_or(0),
+                rest.get(at + 1).copied().unwrap_or(0),
+            ),
         };
         let (valid, rest) = rest.split_at(valid_len);
         let (invalid, rest) = rest.split_at(invalid_len);
@@ -285,7 +388,8 @@ impl<'a> Iterator for Utf8Chunks<'a> {
             // sequence or the end of the input).
             valid: unsafe { core::str::from_utf8_unchecked(valid) },
             invalid,
-            kind,
+            error_len,
+            second,
         })
     }
 
@@ -336,12 +440,5 @@ mod tests {
         assert_eq!(window_end(text, 0, text.len()), text.len());
         // Continuation bytes only: at most 3 bytes back.
         assert_eq!(window_end(&[0x80; 16], 0, 8), 5);
-    }
-
-    #[test]
-    fn debug_escapes_like_std() {
-        let bytes = b"a\"\xFF\n\xE2\x82";
-        let ours = format!("{:?}", utf8_chunks(bytes));
-        assert_eq!(ours, r#"Utf8Chunks { source: "a\"\xFF\n\xE2\x82" }"#);
     }
 }

@@ -2,15 +2,16 @@
 //! `String::from_utf8_lossy` and `String::from_utf8_lossy_owned` on top of
 //! [`utf8_chunks`], so that valid input costs one kernel call and no copy.
 //!
-//! The first chunk decides: if it has no invalid bytes it is the whole input, which is
-//! returned as it is (borrowed, or the `Vec`'s own allocation). Otherwise the output is
-//! built from the chunks, each invalid sequence becoming one U+FFFD.
+//! Valid input is answered by [`from_utf8`](crate::from_utf8) alone (one kernel call, and
+//! for short ASCII not even that) and returned as it is: borrowed, or the `Vec`'s own
+//! allocation. Otherwise the output is built from the valid prefix that `from_utf8` found
+//! and the chunks from its error on, each invalid sequence becoming one U+FFFD.
 
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::chunks::{utf8_chunks, Utf8Chunk, Utf8Chunks};
+use crate::chunks::Utf8Chunks;
 
 /// U+FFFD REPLACEMENT CHARACTER, which stands for each invalid sequence.
 const REPLACEMENT: &str = "\u{FFFD}";
@@ -28,12 +29,11 @@ const REPLACEMENT: &str = "\u{FFFD}";
 /// let repaired = utf8check::from_utf8_lossy(b"caf\xC3 \xF0\x9F\x98 \xE0\x80!");
 /// assert_eq!(repaired, "caf\u{FFFD} \u{FFFD} \u{FFFD}\u{FFFD}!");
 /// ```
+#[inline]
 pub fn from_utf8_lossy(v: &[u8]) -> Cow<'_, str> {
-    let mut chunks = utf8_chunks(v);
-    match chunks.next() {
-        None => Cow::Borrowed(""),
-        Some(first) if first.invalid().is_empty() => Cow::Borrowed(first.valid()),
-        Some(first) => Cow::Owned(repair(v.len(), first, chunks)),
+    match crate::from_utf8(v) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(err) => Cow::Owned(repair(v, err.valid_up_to())),
     }
 }
 
@@ -50,24 +50,23 @@ pub fn from_utf8_lossy(v: &[u8]) -> Cow<'_, str> {
 /// assert_eq!(utf8check::from_utf8_lossy_owned(b"d\xE9j\xE0".to_vec()), "d\u{FFFD}j\u{FFFD}");
 /// ```
 pub fn from_utf8_lossy_owned(v: Vec<u8>) -> String {
-    let mut chunks = utf8_chunks(&v);
-    match chunks.next() {
-        None => String::new(),
-        Some(first) if first.invalid().is_empty() => {
-            drop(chunks);
-            // SAFETY: the first chunk has no invalid bytes, so it is all of `v`, and valid.
-            unsafe { String::from_utf8_unchecked(v) }
-        }
-        Some(first) => repair(v.len(), first, chunks),
+    match crate::from_utf8(&v) {
+        Err(err) => repair(&v, err.valid_up_to()),
+        // SAFETY: `from_utf8` accepted `v`.
+        Ok(_) => unsafe { String::from_utf8_unchecked(v) },
     }
 }
 
-/// The lossy text of an input of `len` bytes whose chunks are `first`, which has invalid
-/// bytes, and then `rest`.
-fn repair(len: usize, first: Utf8Chunk<'_>, rest: Utf8Chunks<'_>) -> String {
-    // Room for the input, plus a little for replacements longer than what they replace.
-    let mut out = String::with_capacity(len + 16);
-    for chunk in core::iter::once(first).chain(rest) {
+/// The lossy text of `v`, whose first invalid sequence starts at `valid_up_to`.
+#[cold]
+fn repair(v: &[u8], valid_up_to: usize) -> String {
+    let (valid, rest) = v.split_at(valid_up_to);
+    // Room for the input, and for replacements longer than what they replace where errors
+    // are up to a few percent of the bytes (more grows the string as usual).
+    let mut out = String::with_capacity(v.len() + v.len() / 16 + 16);
+    // SAFETY: `from_utf8` found the first error at `valid_up_to`.
+    out.push_str(unsafe { core::str::from_utf8_unchecked(valid) });
+    for chunk in Utf8Chunks::after_error(rest, valid_up_to) {
         out.push_str(chunk.valid());
         if !chunk.invalid().is_empty() {
             out.push_str(REPLACEMENT);

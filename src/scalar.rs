@@ -67,67 +67,75 @@ pub(crate) fn run(bytes: &[u8], start: usize) -> Result<(), RawError> {
     let len = bytes.len();
     let mut i = start;
     while i < len {
-        let lead = bytes[i];
-        if lead < 0x80 {
+        if bytes[i] < 0x80 {
             i = skip_ascii(bytes, i + 1);
             continue;
         }
-        // The byte `n` places after the lead, or a truncation error at the end of input.
-        let at = |n: usize| -> Result<u8, RawError> {
-            match bytes.get(i + n) {
-                Some(&b) => Ok(b),
-                None => Err((i, None)),
-            }
-        };
-        let invalid = |len: u8| -> RawError { (i, Some(len)) };
-        match lead {
-            0xC2..=0xDF => {
-                if !is_continuation(at(1)?) {
-                    return Err(invalid(1));
-                }
-                i += 2;
-            }
-            0xE0..=0xEF => {
-                let second_ok = match lead {
-                    0xE0 => matches!(at(1)?, 0xA0..=0xBF),
-                    0xED => matches!(at(1)?, 0x80..=0x9F),
-                    _ => is_continuation(at(1)?),
-                };
-                if !second_ok {
-                    return Err(invalid(1));
-                }
-                if !is_continuation(at(2)?) {
-                    return Err(invalid(2));
-                }
-                i += 3;
-            }
-            0xF0..=0xF4 => {
-                let second_ok = match lead {
-                    0xF0 => matches!(at(1)?, 0x90..=0xBF),
-                    0xF4 => matches!(at(1)?, 0x80..=0x8F),
-                    _ => is_continuation(at(1)?),
-                };
-                if !second_ok {
-                    return Err(invalid(1));
-                }
-                if !is_continuation(at(2)?) {
-                    return Err(invalid(2));
-                }
-                if !is_continuation(at(3)?) {
-                    return Err(invalid(3));
-                }
-                i += 4;
-            }
-            // Continuation bytes, C0, C1 and F5..=FF cannot start a character.
-            _ => return Err(invalid(1)),
-        }
+        i += sequence(bytes, i)?;
     }
     Ok(())
 }
 
+/// Decodes the sequence that the non-ASCII byte `bytes[i]` starts: its length if it is a
+/// valid character, else the error at `i`. (The one copy of the rules, shared by [`run`]
+/// and the chunk walker's loop for dense errors.)
+#[inline(always)]
+pub(crate) fn sequence(bytes: &[u8], i: usize) -> Result<usize, RawError> {
+    let lead = bytes[i];
+    // The byte `n` places after the lead, or a truncation error at the end of input.
+    let at = |n: usize| -> Result<u8, RawError> {
+        match bytes.get(i + n) {
+            Some(&b) => Ok(b),
+            None => Err((i, None)),
+        }
+    };
+    let invalid = |len: u8| -> RawError { (i, Some(len)) };
+    match lead {
+        0xC2..=0xDF => {
+            if !is_continuation(at(1)?) {
+                return Err(invalid(1));
+            }
+            Ok(2)
+        }
+        0xE0..=0xEF => {
+            let second_ok = match lead {
+                0xE0 => matches!(at(1)?, 0xA0..=0xBF),
+                0xED => matches!(at(1)?, 0x80..=0x9F),
+                _ => is_continuation(at(1)?),
+            };
+            if !second_ok {
+                return Err(invalid(1));
+            }
+            if !is_continuation(at(2)?) {
+                return Err(invalid(2));
+            }
+            Ok(3)
+        }
+        0xF0..=0xF4 => {
+            let second_ok = match lead {
+                0xF0 => matches!(at(1)?, 0x90..=0xBF),
+                0xF4 => matches!(at(1)?, 0x80..=0x8F),
+                _ => is_continuation(at(1)?),
+            };
+            if !second_ok {
+                return Err(invalid(1));
+            }
+            if !is_continuation(at(2)?) {
+                return Err(invalid(2));
+            }
+            if !is_continuation(at(3)?) {
+                return Err(invalid(3));
+            }
+            Ok(4)
+        }
+        // Continuation bytes, C0, C1 and F5..=FF cannot start a character.
+        _ => Err(invalid(1)),
+    }
+}
+
 /// Returns the index of the first non-ASCII byte at or after `i`, or `bytes.len()`.
 #[inline(always)]
-fn skip_ascii(bytes: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_ascii(bytes: &[u8], mut i: usize) -> usize {
     const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
     let mut pairs = bytes[i.min(bytes.len())..].chunks_exact(16);
     for pair in &mut pairs {

@@ -1,0 +1,225 @@
+//! Every error: `utf8_chunks`, `from_utf8_lossy` and `io::LossyReader` against std's
+//! `<[u8]>::utf8_chunks()` and `String::from_utf8_lossy` on the real-text corpus
+//! (`benches/corpus/real.sh`), valid and damaged.
+//!
+//! ```sh
+//! benches/corpus/real.sh            # once: writes target/corpus/real
+//! cargo bench --bench lossy         # every section
+//! cargo bench --bench lossy -- valid damaged lines
+//! ```
+//!
+//! * `valid`: each file whole. `from_utf8` is the floor (one kernel call); the reader is
+//!   read through `fill_buf`/`consume` over an inner `&[u8]`, 64 KiB at a time.
+//! * `damaged`: each file with one byte in about every `D` bytes overwritten by a byte
+//!   that makes it invalid (a Latin-1 letter, a stray continuation byte, `FF`), at
+//!   pseudo-random places (gaps uniform in 1..2D); and 1 MiB of random bytes.
+//! * `lines`: every line of every file, one call each.
+//!
+//! Interleaved rounds, medians, direct calls (`common/measure.rs`). Ratios are std's time
+//! over utf8check's (>1: utf8check is faster); geometric means over the files.
+
+#[path = "common/measure.rs"]
+#[macro_use]
+mod measure;
+#[path = "common/real.rs"]
+mod real;
+
+use std::borrow::Cow;
+use std::io::BufRead;
+
+use real::File;
+use utf8check::io::LossyReader;
+
+const FILE_ROUNDS: usize = 31;
+const LINE_ROUNDS: usize = 21;
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wants = |section: &str| args.is_empty() || args.iter().any(|a| a == section);
+    let files = real::files();
+    if wants("valid") {
+        bench_valid(&files);
+    }
+    if wants("damaged") {
+        bench_damaged(&files);
+    }
+    if wants("lines") {
+        bench_lines(&files);
+    }
+}
+
+/// The number of chunks with their valid bytes, so that nothing is optimized away.
+#[inline(always)]
+fn walk_ours(v: &[u8]) -> bool {
+    utf8check::utf8_chunks(v)
+        .map(|c| c.valid().len() + c.invalid().len())
+        .sum::<usize>()
+        == v.len()
+}
+
+#[inline(always)]
+fn walk_std(v: &[u8]) -> bool {
+    v.utf8_chunks()
+        .map(|c| c.valid().len() + c.invalid().len())
+        .sum::<usize>()
+        == v.len()
+}
+
+/// Reads all of `v` through a `LossyReader` (64 KiB buffer, so 64 KiB reads).
+#[inline(always)]
+fn read_lossy(v: &[u8]) -> bool {
+    let mut reader = LossyReader::new(v);
+    let mut total = 0;
+    loop {
+        let n = reader.fill_buf().unwrap().len();
+        if n == 0 {
+            return total >= v.len();
+        }
+        total += n;
+        reader.consume(n);
+    }
+}
+
+fn gbps(bytes: usize, ns: f64) -> f64 {
+    bytes as f64 / ns
+}
+
+fn bench_valid(files: &[File]) {
+    println!("## Valid real text, whole files (GB/s)\n");
+    println!("| file | from_utf8 | std lossy | from_utf8_lossy | std chunks | utf8_chunks | LossyReader | lossy / std | chunks / std | reader / lossy |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let (mut lossy, mut chunks, mut reader) = (Vec::new(), Vec::new(), Vec::new());
+    for file in files {
+        let v = &file.bytes[..];
+        let ns = interleaved!(FILE_ROUNDS, v, &[0..v.len()];
+            |v| utf8check::from_utf8(v).is_ok(),
+            |v| matches!(String::from_utf8_lossy(v), Cow::Borrowed(_)),
+            |v| matches!(utf8check::from_utf8_lossy(v), Cow::Borrowed(_)),
+            walk_std,
+            walk_ours,
+            read_lossy,
+        );
+        lossy.push(ns[1] / ns[2]);
+        chunks.push(ns[3] / ns[4]);
+        reader.push(ns[2] / ns[5]);
+        let cells: Vec<String> = ns.iter().map(|&ns| format!("{:.2}", gbps(v.len(), ns))).collect();
+        println!(
+            "| {} | {} | {:.2}x | {:.2}x | {:.2}x |",
+            file.name,
+            cells.join(" | "),
+            lossy.last().unwrap(),
+            chunks.last().unwrap(),
+            reader.last().unwrap()
+        );
+    }
+    println!(
+        "| **geomean** | | | | | | | **{:.2}x** | **{:.2}x** | **{:.2}x** |\n",
+        measure::geomean(&lossy),
+        measure::geomean(&chunks),
+        measure::geomean(&reader)
+    );
+}
+
+/// `bytes` with one byte in about every `gap` overwritten by a byte that breaks UTF-8.
+fn damage(bytes: &[u8], gap: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed | 1;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut out = bytes.to_vec();
+    let mut i = next(gap);
+    while i < out.len() {
+        out[i] = match next(4) {
+            0 => 0xE9,                       // Latin-1 'é'
+            1 => 0x80 | next(64) as u8,      // a stray continuation byte
+            2 => 0xFF,                       // never in UTF-8
+            _ => 0xC3,                       // a lead byte cut short
+        };
+        i += 1 + next(2 * gap - 1);
+    }
+    out
+}
+
+fn bench_damaged(files: &[File]) {
+    println!("## Damaged real text (GB/s; ratios: std time / utf8check time)\n");
+    println!("| input | errors | std lossy | from_utf8_lossy | std chunks | utf8_chunks | lossy / std | chunks / std |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for gap in [4096, 64] {
+        let (mut lossy, mut chunks) = (Vec::new(), Vec::new());
+        for file in files {
+            let v = damage(&file.bytes, gap, file.bytes.len() as u64);
+            let errors = v.utf8_chunks().filter(|c| !c.invalid().is_empty()).count();
+            let ns = damaged_row(&v);
+            lossy.push(ns[0] / ns[1]);
+            chunks.push(ns[2] / ns[3]);
+            print_row(&format!("{}, 1/{gap}", file.name), errors, v.len(), &ns);
+        }
+        println!(
+            "| **geomean, 1 per {gap} B** | | | | | | **{:.2}x** | **{:.2}x** |",
+            measure::geomean(&lossy),
+            measure::geomean(&chunks)
+        );
+    }
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let random: Vec<u8> = (0..1 << 20)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    let errors = random.utf8_chunks().filter(|c| !c.invalid().is_empty()).count();
+    let ns = damaged_row(&random);
+    print_row("random bytes, 1 MiB", errors, random.len(), &ns);
+    println!();
+}
+
+fn damaged_row(v: &[u8]) -> Vec<f64> {
+    interleaved!(FILE_ROUNDS, v, &[0..v.len()];
+        |v| !String::from_utf8_lossy(v).is_empty(),
+        |v| !utf8check::from_utf8_lossy(v).is_empty(),
+        walk_std,
+        walk_ours,
+    )
+}
+
+fn print_row(name: &str, errors: usize, len: usize, ns: &[f64]) {
+    let cells: Vec<String> = ns.iter().map(|&ns| format!("{:.2}", gbps(len, ns))).collect();
+    println!(
+        "| {name} | {errors} | {} | {:.2}x | {:.2}x |",
+        cells.join(" | "),
+        ns[0] / ns[1],
+        ns[2] / ns[3]
+    );
+}
+
+fn bench_lines(files: &[File]) {
+    println!("## Lines of real text, one call each (ns per line)\n");
+    println!("| lines | mean bytes | std lossy | from_utf8_lossy | std chunks | utf8_chunks | lossy / std | chunks / std |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let (buffer, ranges) = real::pieces(files, real::lines);
+    let mean = ranges.iter().map(|r| r.len()).sum::<usize>() as f64 / ranges.len() as f64;
+    let ns = interleaved!(LINE_ROUNDS, &buffer, &ranges;
+        |v| matches!(String::from_utf8_lossy(v), Cow::Borrowed(_)),
+        |v| matches!(utf8check::from_utf8_lossy(v), Cow::Borrowed(_)),
+        walk_std,
+        walk_ours,
+    );
+    println!(
+        "| {} | {mean:.1} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2}x | {:.2}x |\n",
+        ranges.len(),
+        ns[0],
+        ns[1],
+        ns[2],
+        ns[3],
+        ns[0] / ns[1],
+        ns[2] / ns[3]
+    );
+}
