@@ -380,7 +380,7 @@ fn sequence_len(lead: u8) -> usize {
 /// lead byte among the last three bytes whose sequence is longer than the bytes from it to
 /// the end; `bytes.len()` if there is none. (A lead byte further back starts a sequence
 /// that is complete or invalid within `bytes`.)
-fn incomplete_tail_start(bytes: &[u8]) -> usize {
+pub(crate) fn incomplete_tail_start(bytes: &[u8]) -> usize {
     let len = bytes.len();
     for back in 1..=len.min(3) {
         let byte = bytes[len - back];

@@ -28,6 +28,7 @@ use std::io::{self, BufRead, Read};
 use std::vec;
 
 use crate::chunks::Walker;
+use crate::stream::incomplete_tail_start;
 
 /// The buffer's length unless told otherwise: long enough that the kernel's fixed costs and
 /// the reads' disappear in the time spent on the bytes.
@@ -201,10 +202,23 @@ impl<R> LossyReader<R> {
     /// `at_end`), or a replacement that would overwrite bytes not repaired yet. Moves
     /// `raw`; returns the end of the text and whether a replacement did not fit.
     fn repair_from(&mut self, mut write: usize, at_end: bool) -> (usize, bool) {
-        let end = self.raw_end;
         let mut read = self.raw;
+        // Before the end, the kernel first sees the bytes up to a character that the read
+        // may have cut (so that it does not fail on it and leave the scalar locator a
+        // whole group to decode); the walk looks at that character last.
+        let mut end = match at_end {
+            true => self.raw_end,
+            false => read + incomplete_tail_start(&self.buf[read..self.raw_end]),
+        };
         let mut stopped = false;
-        while read < end {
+        loop {
+            if read == end {
+                if end == self.raw_end {
+                    break;
+                }
+                end = self.raw_end;
+                continue;
+            }
             let (valid, invalid, unfinished) = match self.walker.first_error(&self.buf[read..end])
             {
                 None => (end - read, 0, false),
@@ -216,7 +230,15 @@ impl<R> LossyReader<R> {
             }
             write += valid;
             read += valid;
-            if invalid == 0 || (unfinished && !at_end) {
+            if invalid == 0 {
+                continue;
+            }
+            if unfinished && end < self.raw_end {
+                // Cut only by where the kernel's part ended: decide it with what follows.
+                end = self.raw_end;
+                continue;
+            }
+            if unfinished && !at_end {
                 break;
             }
             if write + REPLACEMENT.len() > read + invalid {
