@@ -13,9 +13,10 @@ truncation of every multi-byte sequence length, errors placed around the 16-, 32
 64-byte boundaries of the SIMD kernels, and long ASCII or multilingual text with an error
 at the end.
 
-The `stream` and `par` targets read a header before the text (see `fuzz/src/lib.rs`): a
+The `stream`, `par` and `lossy_reader` targets read a header before the text (see `fuzz/src/lib.rs`): a
 count byte, then that many control bytes. `stream` reads each control byte as the length
-of a chunk (cycled over the text); `par` reads one control byte, the chunk length minus 1.
+of a chunk (cycled over the text); `par` reads one control byte, the chunk length minus 1; `lossy_reader` reads the buffer length
+(16 plus the first control byte) and the inner reader's lengths (the others).
 """
 
 import pathlib
@@ -163,6 +164,11 @@ FRAMINGS = {
     "stream": [("-whole", []), ("-bytes", [1]), ("-uneven", [1, 2, 3, 5]), ("-blocks", [63, 0, 65])],
     # Chunk lengths 1, 3, 16 and 64 (the control byte is the length minus 1).
     "par": [("-chunk1", [0]), ("-chunk3", [2]), ("-chunk16", [15]), ("-chunk64", [63])],
+    "chunks": [("", None)],
+    "lossy": [("", None)],
+    # The first control byte: buffer length 16 + n and caller's reads of 1 + n bytes; the
+    # others: the inner reader's lengths (0: Interrupted).
+    "lossy_reader": [("-whole", []), ("-bytes", [0, 1]), ("-uneven", [5, 1, 2, 0, 3]), ("-blocks", [47, 63, 65])],
 }
 
 
