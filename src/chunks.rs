@@ -411,7 +411,15 @@ impl fmt::Debug for Utf8Chunks<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("\"")?;
                 for chunk in utf8_chunks(self.0) {
-                    fmt::Display::fmt(&chunk.valid().escape_debug(), f)?;
+                    // As std's: every character as `char::escape_debug` shows it, but for
+                    // the single quote.
+                    for c in chunk.valid().chars() {
+                        if c == '\'' {
+                            f.write_str("'")?;
+                        } else {
+                            fmt::Display::fmt(&c.escape_debug(), f)?;
+                        }
+                    }
                     for byte in chunk.invalid() {
                         write!(f, "\\x{byte:02X}")?;
                     }

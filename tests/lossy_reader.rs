@@ -136,7 +136,9 @@ fn check(input: &[u8]) {
     };
     for (sizes, interrupt, fail) in scripts {
         for capacity in [16, 21, 257, 64 << 10] {
-            let new = || LossyReader::with_capacity(capacity, Scripted::new(input, sizes, interrupt, fail));
+            let new = || {
+                LossyReader::with_capacity(capacity, Scripted::new(input, sizes, interrupt, fail))
+            };
             check_one("read 1", capacity, by_read(&mut new(), 1));
             check_one("read 13", capacity, by_read(&mut new(), 13));
             check_one("read 64 KiB", capacity, by_read(&mut new(), 64 << 10));
@@ -151,7 +153,10 @@ fn check(input: &[u8]) {
         .read_to_string(&mut text)
         .unwrap();
     check_one("read_to_string", 16, text.into_bytes());
-    let lines: Vec<String> = LossyReader::new(input).lines().map(Result::unwrap).collect();
+    let lines: Vec<String> = LossyReader::new(input)
+        .lines()
+        .map(Result::unwrap)
+        .collect();
     let want_lines: Vec<&str> = std::str::from_utf8(&want).unwrap().lines().collect();
     assert_eq!(lines, want_lines);
 }

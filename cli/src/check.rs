@@ -404,7 +404,8 @@ pub fn check_stream(
                     break;
                 }
                 Verdict::Invalid { at } => {
-                    let Some(stop) = record_all(&mut collector, &buf[..end], start, start + at, last)
+                    let Some(stop) =
+                        record_all(&mut collector, &buf[..end], start, start + at, last)
                     else {
                         let rest = if drain {
                             io::copy(reader, &mut io::sink())?

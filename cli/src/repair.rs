@@ -126,7 +126,11 @@ pub fn repair_slice(
             .collect();
         for (bytes, piece) in &pieces {
             repaired += piece.repaired;
-            out.write_all(if piece.repaired == 0 { bytes } else { &piece.text })?;
+            out.write_all(if piece.repaired == 0 {
+                bytes
+            } else {
+                &piece.text
+            })?;
         }
         start = end;
         progress(start as u64);
@@ -224,7 +228,10 @@ mod tests {
         for at in [0, 4 << 20, (4 << 20) + 1, (8 << 20) - 1, data.len() - 1] {
             data[at] = 0xE2;
         }
-        let count = data.utf8_chunks().filter(|c| !c.invalid().is_empty()).count() as u64;
+        let count = data
+            .utf8_chunks()
+            .filter(|c| !c.invalid().is_empty())
+            .count() as u64;
         assert!(count >= 5);
         for mode in [Mode::Replace, Mode::Drop] {
             let want = lossy(&data, mode);

@@ -830,7 +830,11 @@ fn python_decode(path: &Path, errors: &str) -> Vec<u8> {
         .args(["-c", script, s(path), errors])
         .output()
         .expect("python3 runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     output.stdout
 }
 
@@ -838,7 +842,11 @@ fn python_decode(path: &Path, errors: &str) -> Vec<u8> {
 /// with `--no-mmap`, against Python; the exit status says whether anything was repaired.
 fn check_repair(dir: &TempDir, name: &str, data: &[u8]) {
     let path = write(dir, name, data);
-    let status = if std::str::from_utf8(data).is_ok() { 0 } else { 1 };
+    let status = if std::str::from_utf8(data).is_ok() {
+        0
+    } else {
+        1
+    };
     for (flag, errors) in [("--repair", "replace"), ("--repair=drop", "ignore")] {
         let want = python_decode(&path, errors);
         let runs = [
@@ -926,20 +934,23 @@ fn repair_writes_every_input_in_order_and_reports_problems() {
     let bad = write(&dir, "bad.txt", b"d\xE9j\xE0\n");
     let missing = dir.path().join("missing.txt");
     let output = run(&["--repair", s(&good), s(&missing), s(&bad), s(&good)]);
-    assert_eq!(
-        text(&output.stdout),
-        "héllo\nd\u{FFFD}j\u{FFFD}\nhéllo\n"
-    );
+    assert_eq!(text(&output.stdout), "héllo\nd\u{FFFD}j\u{FFFD}\nhéllo\n");
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         text(&output.stderr),
-        format!("utf8check: {}: No such file or directory\n", missing.display())
+        format!(
+            "utf8check: {}: No such file or directory\n",
+            missing.display()
+        )
     );
     let output = run(&["--repair=drop", s(&bad), s(&good)]);
     assert_eq!(text(&output.stdout), "dj\nhéllo\n");
     assert_eq!(output.status.code(), Some(1));
     let output = run(&["--repair", s(&good)]);
-    assert_eq!((output.status.code(), text(&output.stdout)), (Some(0), "héllo\n"));
+    assert_eq!(
+        (output.status.code(), text(&output.stdout)),
+        (Some(0), "héllo\n")
+    );
     // `--repair FILE` is not a value of `--repair`; a bad value and conflicting options
     // are usage errors.
     for args in [

@@ -5,8 +5,8 @@
 //! Input: a [`Header`] with up to 8 control bytes, then the text. The first control byte
 //! is the reader's buffer length (16 plus its value), and also the length of the caller's
 //! reads (1 plus its value); the others are the lengths the inner reader returns, in
-//! turn, where 0 is an `Interrupted` error. No control byte: a 64 KiB buffer and the
-//! whole text in one read.
+//! turn, where 0 is an `Interrupted` error (all zeros: no lengths). No control byte: a
+//! 64 KiB buffer and the whole text in one read.
 
 #![no_main]
 
@@ -63,7 +63,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 /// `text`, returned `lengths[i]` bytes at the `i`-th read (cycled; 0: `Interrupted`), or
-/// as much as asked for when there are no lengths.
+/// as much as asked for when there are no lengths but zeros.
 struct Cut<'a> {
     text: &'a [u8],
     lengths: &'a [u8],
@@ -73,7 +73,8 @@ struct Cut<'a> {
 impl Read for Cut<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let len = match self.lengths {
-            [] => buf.len(),
+            // No lengths, or only zeros (which would interrupt every read forever).
+            lengths if lengths.iter().all(|&len| len == 0) => buf.len(),
             lengths => {
                 self.call += 1;
                 match lengths[self.call % lengths.len()] {

@@ -22,8 +22,8 @@
 //! one invalid sequence and one U+FFFD, as in `from_utf8_lossy` of the whole stream. At the
 //! end of the stream they are one U+FFFD.
 
-use std::fmt;
 use std::boxed::Box;
+use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::vec;
 
@@ -219,8 +219,7 @@ impl<R> LossyReader<R> {
                 end = self.raw_end;
                 continue;
             }
-            let (valid, invalid, unfinished) = match self.walker.first_error(&self.buf[read..end])
-            {
+            let (valid, invalid, unfinished) = match self.walker.first_error(&self.buf[read..end]) {
                 None => (end - read, 0, false),
                 Some((at, None)) => (at, end - read - at, true),
                 Some((at, Some(len))) => (at, usize::from(len), false),
