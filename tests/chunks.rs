@@ -252,7 +252,10 @@ fn random_bytes_and_long_buffers() {
 fn iterator_traits() {
     fn assert_traits<T: Clone + std::fmt::Debug + std::iter::FusedIterator>(_: &T) {}
     let bytes = "ab\u{FF}'\u{301}\u{200D}".as_bytes();
-    assert_eq!(format!("{:?}", utf8_chunks(bytes)), format!("{:?}", bytes.utf8_chunks()));
+    assert_eq!(
+        format!("{:?}", utf8_chunks(bytes)),
+        format!("{:?}", bytes.utf8_chunks())
+    );
     let bytes = b"ab\xFFc\"\n\xE2\x82";
     let mut chunks = utf8_chunks(bytes);
     assert_traits(&chunks);

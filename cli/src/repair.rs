@@ -6,9 +6,10 @@
 //! lists and that std's lossy decoding replaces.
 //!
 //! * Bytes in memory (a mapped or read file, [`repair_slice`]) are cut into pieces of
-//!   [`PIECE`] bytes, repaired in parallel on the rayon pool a batch at a time and written
-//!   in order. A piece with nothing to repair is written straight from the mapping; only
-//!   a damaged piece is copied, with its replacements, into a buffer of its own. Lossy
+//!   [`PIECE`] bytes, repaired in parallel on the rayon pool a batch (a piece per thread)
+//!   at a time and written in order. A piece with nothing to repair is written straight
+//!   from the mapping; a damaged piece is written with vectored writes of its valid parts,
+//!   still straight from the mapping, and the replacements between them. Lossy
 //!   decoding can be done piece by piece when every cut is before a byte that is not a
 //!   continuation byte, or after three of them ([`cut`]): no character and no invalid
 //!   sequence spans such a point, so each piece's chunks are those of the whole input.
@@ -16,7 +17,8 @@
 //!   sequence at the end of a read (at most 3 bytes) is moved to the front of the buffer,
 //!   so that the next read decides it as a whole.
 
-use std::io::{self, Read, Write};
+use std::io::{self, IoSlice, Read, Write};
+use std::ops::Range;
 
 use rayon::prelude::*;
 use utf8check::{utf8_chunks, ErrorKind};
@@ -69,31 +71,91 @@ pub fn cut(data: &[u8], at: usize) -> usize {
     at
 }
 
-/// A repaired piece: its invalid sequences, and its text when it had any.
-struct Piece {
+/// One piece of a batch: where it is, and where its chunks end if it needs repair. The
+/// lists are kept from batch to batch.
+#[derive(Default)]
+struct Slot {
+    range: Range<usize>,
     repaired: u64,
-    text: Vec<u8>,
+    /// Per chunk, the ends of its valid and of its invalid part, relative to the piece.
+    ends: Vec<(usize, usize)>,
 }
 
-/// Repairs `piece`, the whole of which is to be decoded (an unfinished sequence at its end
-/// is invalid).
-fn repair_piece(piece: &[u8], mode: Mode) -> Piece {
+/// Walks `piece`, the whole of which is to be decoded (an unfinished sequence at its end
+/// is invalid), recording its chunks in `ends` (left empty if nothing needs repair);
+/// returns how many invalid sequences it has.
+fn walk_piece(piece: &[u8], ends: &mut Vec<(usize, usize)>) -> u64 {
+    ends.clear();
     let mut chunks = utf8_chunks(piece);
-    let mut text = Vec::new();
+    let Some(first) = chunks.next() else {
+        return 0;
+    };
+    if first.invalid().is_empty() {
+        return 0;
+    }
+    let mut pos = 0;
     let mut repaired = 0;
-    if let Some(first) = chunks.next() {
-        if !first.invalid().is_empty() {
-            text.reserve(piece.len() + piece.len() / 8);
-            for chunk in std::iter::once(first).chain(chunks) {
-                text.extend_from_slice(chunk.valid().as_bytes());
-                if !chunk.invalid().is_empty() {
-                    repaired += 1;
-                    text.extend_from_slice(mode.replacement());
-                }
-            }
+    for chunk in std::iter::once(first).chain(chunks) {
+        let valid_end = pos + chunk.valid().len();
+        pos = valid_end + chunk.invalid().len();
+        repaired += u64::from(pos > valid_end);
+        ends.push((valid_end, pos));
+    }
+    repaired
+}
+
+/// How many slices one vectored write takes at most.
+const WRITE_SLICES: usize = 1024;
+
+/// Writes the repaired `piece`, whose chunks end at `ends`: its valid parts straight from
+/// `piece` and the replacements between them, with vectored writes (no copy of the text).
+fn write_piece(
+    out: &mut dyn Write,
+    piece: &[u8],
+    ends: &[(usize, usize)],
+    mode: Mode,
+) -> io::Result<()> {
+    let mut bufs: Vec<&[u8]> = Vec::with_capacity(WRITE_SLICES + 2);
+    let mut start = 0;
+    for &(valid_end, invalid_end) in ends {
+        if valid_end > start {
+            bufs.push(&piece[start..valid_end]);
+        }
+        if invalid_end > valid_end && mode == Mode::Replace {
+            bufs.push(REPLACEMENT);
+        }
+        start = invalid_end;
+        if bufs.len() >= WRITE_SLICES {
+            write_all_bufs(out, &bufs)?;
+            bufs.clear();
         }
     }
-    Piece { repaired, text }
+    write_all_bufs(out, &bufs)
+}
+
+/// Writes all of `bufs` with vectored writes, retrying `Interrupted` and continuing after
+/// short writes.
+fn write_all_bufs(out: &mut dyn Write, bufs: &[&[u8]]) -> io::Result<()> {
+    // The first byte not written yet: `bufs[i][offset]`.
+    let (mut i, mut offset) = (0, 0);
+    while i < bufs.len() {
+        let slices: Vec<IoSlice<'_>> = std::iter::once(&bufs[i][offset..])
+            .chain(bufs[i + 1..].iter().copied())
+            .map(IoSlice::new)
+            .collect();
+        let mut n = match out.write_vectored(&slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => n + offset,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        while i < bufs.len() && n >= bufs[i].len() {
+            n -= bufs[i].len();
+            i += 1;
+        }
+        offset = n;
+    }
+    Ok(())
 }
 
 /// Repairs bytes in memory and writes them to `out`; returns how many invalid sequences
@@ -107,32 +169,33 @@ pub fn repair_slice(
     out: &mut dyn Write,
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<u64> {
-    let batch = PIECE * rayon::current_num_threads();
+    let mut slots: Vec<Slot> = Vec::new();
+    slots.resize_with(rayon::current_num_threads().max(1), Slot::default);
     let mut repaired = 0;
     let mut start = 0;
     while start < data.len() {
-        let end = cut(data, start.saturating_add(batch));
-        let mut bounds = vec![start];
-        while *bounds.last().unwrap() < end {
-            let last = *bounds.last().unwrap();
-            bounds.push(cut(data, last.saturating_add(PIECE)).min(end));
+        let mut used = 0;
+        for slot in &mut slots {
+            if start == data.len() {
+                break;
+            }
+            let end = cut(data, start.saturating_add(PIECE));
+            slot.range = start..end;
+            start = end;
+            used += 1;
         }
-        let pieces: Vec<(&[u8], Piece)> = bounds
-            .par_windows(2)
-            .map(|w| {
-                let piece = &data[w[0]..w[1]];
-                (piece, repair_piece(piece, mode))
-            })
-            .collect();
-        for (bytes, piece) in &pieces {
-            repaired += piece.repaired;
-            out.write_all(if piece.repaired == 0 {
-                bytes
-            } else {
-                &piece.text
-            })?;
+        let batch = &mut slots[..used];
+        batch.par_iter_mut().for_each(|slot| {
+            slot.repaired = walk_piece(&data[slot.range.clone()], &mut slot.ends);
+        });
+        for slot in batch.iter() {
+            repaired += slot.repaired;
+            let piece = &data[slot.range.clone()];
+            match slot.repaired {
+                0 => out.write_all(piece)?,
+                _ => write_piece(out, piece, &slot.ends, mode)?,
+            }
         }
-        start = end;
         progress(start as u64);
     }
     Ok(repaired)
