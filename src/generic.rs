@@ -16,7 +16,7 @@
 //!   input.
 //!
 //! # The main loop: windows of blocks, and the ASCII decision
-//! The main loop takes windows of 64-byte blocks (16 per window, then 4) and tests their
+//! The main loop takes windows of 64-byte blocks (32 per window, then 4) and tests their
 //! error bits once per window. An all-ASCII block cannot contain an error, but it ends any
 //! sequence left open by the three bytes before it. Real text is mostly ASCII with
 //! non-ASCII words scattered through it, so the question is how to pay for the full check
@@ -31,7 +31,7 @@
 //! * *dense* text (no ASCII block), and blocks in a pattern that repeats from window to
 //!   window: a branch per block, which the predictor gets right ([`check_by_branches`]);
 //! * *sparse* text (at most one non-ASCII block per window): ASCII blocks skipped two at
-//!   a time, then a branch per block from the first that is not ASCII.
+//!   a time, each non-ASCII block checked alone ([`check_sparse`]).
 //!
 //! `docs/design.md` has the measurements behind this.
 //!
@@ -265,20 +265,20 @@ unsafe fn is_ascii_from<V: Vector>(bytes: &[u8], start: usize) -> bool {
 }
 
 /// Skips the whole all-ASCII blocks at `pos`, two at a time while it can: returns the
-/// position of the first block that is not ASCII or does not fit in `bytes`.
+/// position of the first block that is not ASCII or does not end by `end`.
 ///
 /// # Safety
-/// The CPU must support `V`.
+/// `end <= bytes.len()`; the CPU must support `V`.
 #[inline(always)]
-unsafe fn skip_ascii_blocks<V: Vector>(bytes: &[u8], mut pos: usize) -> usize {
+unsafe fn skip_ascii_blocks<V: Vector>(bytes: &[u8], mut pos: usize, end: usize) -> usize {
     let ptr = bytes.as_ptr();
     // SAFETY: each test reads `pos .. pos + 2 * BLOCK` (or `pos + BLOCK`) right after
-    // checking that it lies within `bytes`; the CPU supports `V` (caller's guarantee).
+    // checking that it ends by `end <= len`; the CPU supports `V` (caller's guarantee).
     unsafe {
-        while pos + 2 * BLOCK <= bytes.len() && is_ascii::<V>(ptr.add(pos), 2 * BLOCK) {
+        while pos + 2 * BLOCK <= end && is_ascii::<V>(ptr.add(pos), 2 * BLOCK) {
             pos += 2 * BLOCK;
         }
-        if pos + BLOCK <= bytes.len() && is_ascii::<V>(ptr.add(pos), BLOCK) {
+        if pos + BLOCK <= end && is_ascii::<V>(ptr.add(pos), BLOCK) {
             pos += BLOCK;
         }
     }
@@ -438,11 +438,14 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
     }
 }
 
-/// Blocks per window of the main loop: 16 (1 KiB) while they fit, then 4, then the
+/// Blocks per window of the main loop: 32 (2 KiB) while they fit, then 4, then the
 /// tail. The error bits of a window are tested once, so an error is found at most one
-/// window late; the smaller windows keep inputs of a few KiB from leaving up to a KiB
-/// to the tail, which checks every register.
-const WIDE: usize = 16;
+/// window late; the smaller windows keep inputs of a few KiB from leaving up to 2 KiB to
+/// the tail, which checks every register. (32 rather than 16: the choice of the next
+/// window's way costs a few instructions per window, which on dense text is the
+/// difference between 0.66 and 0.64 instructions per byte; the speed on real text is
+/// the same.)
+const WIDE: usize = 32;
 const NARROW: usize = 4;
 
 /// A register of `0xFF` bytes if `cond`, else of zeros: selects a check without a branch.
@@ -457,6 +460,12 @@ unsafe fn keep_if<V: Vector>(cond: bool) -> V {
 
 /// The blocks of a window that are not all ASCII, bit `i` for block `i`.
 type BlockMask = u32;
+
+/// The mask of a window of `blocks` blocks that are all non-ASCII.
+#[inline(always)]
+const fn full_mask(blocks: usize) -> BlockMask {
+    BlockMask::MAX >> (BlockMask::BITS as usize - blocks)
+}
 
 /// Checks the non-ASCII blocks of a window of `W` blocks at `pos` (not all ASCII) without
 /// a branch per block: a mask of the blocks that are not ASCII, and a loop over its set
@@ -507,10 +516,10 @@ unsafe fn check_by_mask<V: Vector, const W: usize>(
 
 /// Checks a window of `W` blocks at `pos` with a branch per block, where those branches
 /// will be predicted: in dense text (no ASCII block at all: Cyrillic, Greek, CJK, Czech
-/// prose), in sparse text (at most one non-ASCII block per window: code, logs, English
-/// with the odd name), and where the pattern of ASCII and non-ASCII blocks repeats from
-/// window to window. There this costs less than building the mask: an ASCII block costs
-/// its test and one OR of the end check of the last non-ASCII block (`pending`).
+/// prose), and where the pattern of ASCII and non-ASCII blocks repeats from window to
+/// window. There this costs less than building the mask. The path of an ASCII block is
+/// kept out of the straight line of the non-ASCII ones (`cold_path` where the compiler
+/// has it), which on dense text saves a jump per block.
 ///
 /// Returns the window's error bits and its mask.
 ///
@@ -525,19 +534,92 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
     // SAFETY: as in `check_by_mask` (caller's guarantee).
     unsafe {
         let mut errors = V::splat(0);
-        // Nonzero where a sequence started before the current block needs more bytes than
-        // the bytes before it hold: an error if the block is ASCII.
-        let mut pending = unfinished_before(k, bytes, pos);
-        let mut non_ascii: BlockMask = 0;
-        for i in 0..W {
-            let block = pos + i * BLOCK;
-            if is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
-                errors = errors.or(pending);
-            } else {
-                non_ascii |= 1 << i;
-                errors = errors.or(check_block(k, bytes.as_ptr().add(block)));
-                pending = unfinished_before(k, bytes, block + BLOCK);
+        // The ASCII blocks (the mask is the complement): nothing to count on the path of
+        // a non-ASCII block, the common one here.
+        let mut ascii: BlockMask = 0;
+        // Four blocks per iteration, written out (the compiler keeps a loop of this size
+        // rolled), so that the loop's own counting is shared by four blocks. (A function,
+        // not a closure: a closure would not inherit the kernel's target features.)
+        #[inline(always)]
+        unsafe fn one<V: Vector>(
+            k: &Constants<V>,
+            bytes: &[u8],
+            block: usize,
+            bit: BlockMask,
+            errors: &mut V,
+            ascii: &mut BlockMask,
+        ) {
+            // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's
+            // guarantee, from `check_by_branches`'); the CPU supports `V`.
+            unsafe {
+                if !is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
+                    *errors = errors.or(check_block(k, bytes.as_ptr().add(block)));
+                } else {
+                    // Out of the way of the non-ASCII blocks' straight line (dense text).
+                    #[cfg(utf8check_cold_path)]
+                    core::hint::cold_path();
+                    *ascii |= bit;
+                    // It ends any sequence the bytes before it started.
+                    *errors = errors.or(unfinished_before(k, bytes, block));
+                }
             }
+        }
+        for group in (0..W).step_by(4) {
+            let (block, bit): (usize, BlockMask) = (pos + group * BLOCK, 1 << group);
+            one(k, bytes, block, bit, &mut errors, &mut ascii);
+            one(k, bytes, block + BLOCK, bit << 1, &mut errors, &mut ascii);
+            one(
+                k,
+                bytes,
+                block + 2 * BLOCK,
+                bit << 2,
+                &mut errors,
+                &mut ascii,
+            );
+            one(
+                k,
+                bytes,
+                block + 3 * BLOCK,
+                bit << 3,
+                &mut errors,
+                &mut ascii,
+            );
+        }
+        (errors, !ascii & full_mask(W))
+    }
+}
+
+/// Checks a window of `W` blocks at `pos` whose first block is not ASCII, in sparse text:
+/// each non-ASCII block alone, the ASCII blocks between them skipped two at a time (as
+/// simdutf8's `compat` loop does). Where non-ASCII blocks are rare this costs the least
+/// per ASCII block, and the only mispredicted branch is the skip's exit.
+///
+/// Returns the window's error bits and its mask.
+///
+/// # Safety
+/// As [`check_by_mask`].
+#[inline(always)]
+unsafe fn check_sparse<V: Vector, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> (V, BlockMask) {
+    let end = pos + W * BLOCK;
+    // SAFETY: every block checked or skipped lies within `pos .. end`, within `bytes`,
+    // and the bytes and register before it at or after `pos - BYTES >= 0` (caller's
+    // guarantee); the CPU supports `V`.
+    unsafe {
+        let mut errors = V::splat(0);
+        let mut non_ascii: BlockMask = 0;
+        let mut at = pos;
+        while at < end {
+            errors = errors.or(check_block(k, bytes.as_ptr().add(at)));
+            non_ascii |= 1 << ((at - pos) / BLOCK);
+            at += BLOCK;
+            let next = skip_ascii_blocks::<V>(bytes, at, end);
+            // Skipped ASCII blocks end the sequence the checked block may have left open.
+            errors = errors.or(unfinished_before(k, bytes, at).and(keep_if(next != at)));
+            at = next;
         }
         (errors, non_ascii)
     }
@@ -547,10 +629,10 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
     /// Sparse text (at most one non-ASCII block in the last window): skip the ASCII
-    /// blocks in a tight loop, then [`check_by_branches`] from the first block that is not
+    /// blocks in a tight loop, then [`check_sparse`] from the first block that is not
     /// ASCII.
     AsciiFirst,
-    /// [`check_by_branches`]: dense text, sparse text, or a repeated pattern.
+    /// [`check_by_branches`]: dense text, or a repeated pattern.
     Branches,
     /// [`check_by_mask`]: ASCII and non-ASCII blocks mixed without a pattern.
     Mask,
@@ -578,11 +660,17 @@ impl Mode {
     /// Chooses the way of the next window from the mask of the last one.
     #[inline(always)]
     fn update(&mut self, mask: BlockMask, full: BlockMask) {
+        // Dense text first: it needs no history, and it is where the work per byte is
+        // highest, so the fewer instructions here the better.
+        if mask == full {
+            self.way = Way::Branches;
+            return;
+        }
         if mask.count_ones() <= 1 {
             self.way = Way::AsciiFirst;
             return;
         }
-        self.way = if mask == full || self.recent.contains(&mask) {
+        self.way = if self.recent.contains(&mask) {
             Way::Branches
         } else {
             Way::Mask
@@ -603,14 +691,14 @@ unsafe fn windows<V: Vector, const W: usize>(
     mut pos: usize,
     mode: &mut Mode,
 ) -> Result<usize, usize> {
-    let full: BlockMask = if W == 32 { !0 } else { (1 << W) - 1 };
+    let full = full_mask(W);
     while pos + W * BLOCK <= bytes.len() {
         // SAFETY: `BYTES <= pos` and `pos + W * BLOCK <= len`, so the window and the
         // register before it are in bounds; the CPU supports `V`.
-        let (errors, mask) = unsafe {
+        let errors = unsafe {
             match mode.way {
                 Way::AsciiFirst => {
-                    let next = skip_ascii_blocks::<V>(bytes, pos);
+                    let next = skip_ascii_blocks::<V>(bytes, pos, bytes.len());
                     if next != pos {
                         // The skipped ASCII blocks end any sequence started before them.
                         if ends_incomplete(k, bytes, pos) {
@@ -619,13 +707,22 @@ unsafe fn windows<V: Vector, const W: usize>(
                         pos = next;
                         continue;
                     }
-                    check_by_branches::<V, W>(k, bytes, pos)
+                    let (errors, mask) = check_sparse::<V, W>(k, bytes, pos);
+                    mode.update(mask, full);
+                    errors
                 }
-                Way::Branches => check_by_branches::<V, W>(k, bytes, pos),
-                Way::Mask => check_by_mask::<V, W>(k, bytes, pos),
+                Way::Branches => {
+                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
+                    mode.update(mask, full);
+                    errors
+                }
+                Way::Mask => {
+                    let (errors, mask) = check_by_mask::<V, W>(k, bytes, pos);
+                    mode.update(mask, full);
+                    errors
+                }
             }
         };
-        mode.update(mask, full);
         // SAFETY: the CPU supports `V`.
         if !unsafe { errors.is_zero() } {
             return Err(pos);
