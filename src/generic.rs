@@ -556,7 +556,9 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
                     *errors = errors.or(check_block(k, bytes.as_ptr().add(block)));
                 } else {
                     // Out of the way of the non-ASCII blocks' straight line (dense text).
+                    // (Only compiled where build.rs found a compiler that has it.)
                     #[cfg(utf8check_cold_path)]
+                    #[allow(clippy::incompatible_msrv)]
                     core::hint::cold_path();
                     *ascii |= bit;
                     // It ends any sequence the bytes before it started.
