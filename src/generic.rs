@@ -475,8 +475,9 @@ const fn full_mask(blocks: usize) -> BlockMask {
 /// and each misprediction costs more than checking a block.
 ///
 /// An ASCII block ends any sequence the bytes before it started: where block `i + 1` is
-/// ASCII and block `i` is not (and at the start of the window), the end check of the
-/// register before it is kept, selected by [`keep_if`] instead of a branch.
+/// ASCII and block `i` is not, the end check of the register before it, in a second loop
+/// over those switches; at the start of the window the check is kept or not by
+/// [`keep_if`] instead of a branch.
 ///
 /// Returns the window's error bits and its mask.
 ///
@@ -503,12 +504,15 @@ unsafe fn check_by_mask<V: Vector, const W: usize>(
             let i = todo.trailing_zeros() as usize;
             todo &= todo - 1;
             errors = errors.or(check_block(k, p.add(i * BLOCK)));
-            // The block after the window is the next window's (or the tail's) to judge.
-            if i + 1 < W {
-                let next_is_ascii = non_ascii >> (i + 1) & 1 == 0;
-                let end = unfinished_before(k, bytes, pos + (i + 1) * BLOCK);
-                errors = errors.or(end.and(keep_if(next_is_ascii)));
-            }
+        }
+        // The end check where a non-ASCII block is followed by an ASCII one: a second loop
+        // over those switches only (few where the text is dense). The block after the
+        // window is the next window's (or the tail's) to judge.
+        let mut switches = non_ascii & !(non_ascii >> 1) & (full_mask(W) >> 1);
+        while switches != 0 {
+            let i = switches.trailing_zeros() as usize;
+            switches &= switches - 1;
+            errors = errors.or(unfinished_before(k, bytes, pos + (i + 1) * BLOCK));
         }
         (errors, non_ascii)
     }
