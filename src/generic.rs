@@ -29,7 +29,8 @@
 //!   prose in Latin scripts, HTML, man pages): a mask of the window's non-ASCII blocks
 //!   and a loop over its set bits, with no branch per block ([`check_by_mask`]);
 //! * *dense* text (no ASCII block), and blocks in a pattern that repeats from window to
-//!   window: a branch per block, which the predictor gets right ([`check_by_branches`]);
+//!   window: a branch per block, which the predictor gets right ([`check_by_branches`]:
+//!   [`Dense`], [`Pattern`]);
 //! * *sparse* text (at most one non-ASCII block per window): ASCII blocks skipped two at
 //!   a time, each non-ASCII block checked alone ([`check_sparse`]).
 //!
@@ -518,14 +519,102 @@ unsafe fn check_by_mask<V: Vector, const W: usize>(
     }
 }
 
-/// Checks a window of `W` blocks at `pos` with a branch per block, where those branches
-/// will be predicted: in dense text (no ASCII block at all: Cyrillic, Greek, CJK, Czech
-/// prose), and where the pattern of ASCII and non-ASCII blocks repeats from window to
-/// window. There this costs less than building the mask. The path of an ASCII block is
-/// kept out of the straight line of the non-ASCII ones (`cold_path` where the compiler
-/// has it), which on dense text saves a jump per block.
+/// What a branch per block does with each block of a window ([`for_each_block`]).
+trait BlockStep<V: Vector> {
+    /// Checks the block at `block`, which is bit `bit` of the window's mask.
+    ///
+    /// # Safety
+    /// `block - BYTES .. block + BLOCK` is in bounds; the CPU supports `V`.
+    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask);
+}
+
+/// Runs `steps` on every block of the window of `W` blocks at `pos`, four blocks per
+/// iteration written out (the compiler keeps a loop of this size rolled), so that the
+/// loop's own counting is shared by four blocks. (A trait rather than a closure: a
+/// closure would not inherit the kernel's target features.)
 ///
-/// Returns the window's error bits and its mask.
+/// # Safety
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn for_each_block<V: Vector, S: BlockStep<V>, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+    steps: &mut S,
+) {
+    for group in (0..W).step_by(4) {
+        let (block, bit): (usize, BlockMask) = (pos + group * BLOCK, 1 << group);
+        // SAFETY: the blocks lie within the window (caller's guarantee).
+        unsafe {
+            steps.step(k, bytes, block, bit);
+            steps.step(k, bytes, block + BLOCK, bit << 1);
+            steps.step(k, bytes, block + 2 * BLOCK, bit << 2);
+            steps.step(k, bytes, block + 3 * BLOCK, bit << 3);
+        }
+    }
+}
+
+/// A branch per block in dense text (no ASCII block at all: Cyrillic, Greek, CJK, Czech
+/// prose), where it is always predicted and costs less than building the mask. The path
+/// of an ASCII block is kept out of the straight line of the non-ASCII ones (`cold_path`
+/// where the compiler has it), which saves a jump per block, and it alone counts: the
+/// mask is the complement of the ASCII blocks.
+struct Dense<V> {
+    errors: V,
+    ascii: BlockMask,
+}
+
+impl<V: Vector> BlockStep<V> for Dense<V> {
+    #[inline(always)]
+    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask) {
+        // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's guarantee);
+        // the CPU supports `V`.
+        unsafe {
+            if !is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
+                self.errors = self.errors.or(check_block(k, bytes.as_ptr().add(block)));
+            } else {
+                // (Only compiled where build.rs found a compiler that has it.)
+                #[cfg(utf8check_cold_path)]
+                #[allow(clippy::incompatible_msrv)]
+                core::hint::cold_path();
+                self.ascii |= bit;
+                // It ends any sequence the bytes before it started.
+                self.errors = self.errors.or(unfinished_before(k, bytes, block));
+            }
+        }
+    }
+}
+
+/// A branch per block where the pattern of ASCII and non-ASCII blocks repeats from window
+/// to window (the branch predictor has learned it): an ASCII block costs its test and one
+/// OR, of the end check of the last non-ASCII block (`pending`), as in simdutf8's loop.
+struct Pattern<V> {
+    errors: V,
+    /// Nonzero where a sequence started before the current block needs more bytes than
+    /// the bytes before it hold: an error if the block is ASCII.
+    pending: V,
+    non_ascii: BlockMask,
+}
+
+impl<V: Vector> BlockStep<V> for Pattern<V> {
+    #[inline(always)]
+    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask) {
+        // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's guarantee);
+        // the CPU supports `V`.
+        unsafe {
+            if is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
+                self.errors = self.errors.or(self.pending);
+            } else {
+                self.non_ascii |= bit;
+                self.errors = self.errors.or(check_block(k, bytes.as_ptr().add(block)));
+                self.pending = unfinished_before(k, bytes, block + BLOCK);
+            }
+        }
+    }
+}
+
+/// Checks a window of `W` blocks at `pos` with a branch per block, [`Dense`] or
+/// [`Pattern`]. Returns the window's error bits and its mask.
 ///
 /// # Safety
 /// As [`check_by_mask`].
@@ -534,64 +623,26 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
+    dense: bool,
 ) -> (V, BlockMask) {
     // SAFETY: as in `check_by_mask` (caller's guarantee).
     unsafe {
-        let mut errors = V::splat(0);
-        // The ASCII blocks (the mask is the complement): nothing to count on the path of
-        // a non-ASCII block, the common one here.
-        let mut ascii: BlockMask = 0;
-        // Four blocks per iteration, written out (the compiler keeps a loop of this size
-        // rolled), so that the loop's own counting is shared by four blocks. (A function,
-        // not a closure: a closure would not inherit the kernel's target features.)
-        #[inline(always)]
-        unsafe fn one<V: Vector>(
-            k: &Constants<V>,
-            bytes: &[u8],
-            block: usize,
-            bit: BlockMask,
-            errors: &mut V,
-            ascii: &mut BlockMask,
-        ) {
-            // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's
-            // guarantee, from `check_by_branches`'); the CPU supports `V`.
-            unsafe {
-                if !is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
-                    *errors = errors.or(check_block(k, bytes.as_ptr().add(block)));
-                } else {
-                    // Out of the way of the non-ASCII blocks' straight line (dense text).
-                    // (Only compiled where build.rs found a compiler that has it.)
-                    #[cfg(utf8check_cold_path)]
-                    #[allow(clippy::incompatible_msrv)]
-                    core::hint::cold_path();
-                    *ascii |= bit;
-                    // It ends any sequence the bytes before it started.
-                    *errors = errors.or(unfinished_before(k, bytes, block));
-                }
-            }
+        if dense {
+            let mut steps = Dense {
+                errors: V::splat(0),
+                ascii: 0,
+            };
+            for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
+            (steps.errors, !steps.ascii & full_mask(W))
+        } else {
+            let mut steps = Pattern {
+                errors: V::splat(0),
+                pending: unfinished_before(k, bytes, pos),
+                non_ascii: 0,
+            };
+            for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
+            (steps.errors, steps.non_ascii)
         }
-        for group in (0..W).step_by(4) {
-            let (block, bit): (usize, BlockMask) = (pos + group * BLOCK, 1 << group);
-            one(k, bytes, block, bit, &mut errors, &mut ascii);
-            one(k, bytes, block + BLOCK, bit << 1, &mut errors, &mut ascii);
-            one(
-                k,
-                bytes,
-                block + 2 * BLOCK,
-                bit << 2,
-                &mut errors,
-                &mut ascii,
-            );
-            one(
-                k,
-                bytes,
-                block + 3 * BLOCK,
-                bit << 3,
-                &mut errors,
-                &mut ascii,
-            );
-        }
-        (errors, !ascii & full_mask(W))
     }
 }
 
@@ -638,8 +689,10 @@ enum Way {
     /// blocks in a tight loop, then [`check_sparse`] from the first block that is not
     /// ASCII.
     AsciiFirst,
-    /// [`check_by_branches`]: dense text, or a repeated pattern.
-    Branches,
+    /// [`check_by_branches`] for dense text ([`Dense`]).
+    Dense,
+    /// [`check_by_branches`] for a repeated pattern ([`Pattern`]).
+    Pattern,
     /// [`check_by_mask`]: ASCII and non-ASCII blocks mixed without a pattern.
     Mask,
 }
@@ -669,7 +722,7 @@ impl Mode {
         // Dense text first: it needs no history, and it is where the work per byte is
         // highest, so the fewer instructions here the better.
         if mask == full {
-            self.way = Way::Branches;
+            self.way = Way::Dense;
             return;
         }
         if mask.count_ones() <= 1 {
@@ -677,7 +730,7 @@ impl Mode {
             return;
         }
         self.way = if self.recent.contains(&mask) {
-            Way::Branches
+            Way::Pattern
         } else {
             Way::Mask
         };
@@ -717,8 +770,9 @@ unsafe fn windows<V: Vector, const W: usize>(
                     mode.update(mask, full);
                     errors
                 }
-                Way::Branches => {
-                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
+                Way::Dense | Way::Pattern => {
+                    let dense = mode.way == Way::Dense;
+                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos, dense);
                     mode.update(mask, full);
                     errors
                 }

@@ -340,7 +340,10 @@ enum Way {
     /// each non-ASCII block checked alone.
     AsciiFirst,
     /// After a window with no ASCII block: a branch per block.
-    Branches,
+    Dense,
+    /// After a window whose mask repeats an earlier one: a branch per block, the end check
+    /// carried from block to block.
+    Pattern,
     /// After a window of mixed blocks: the mask of the non-ASCII blocks, a loop over it.
     Mask,
 }
@@ -368,13 +371,23 @@ fn window_placements(
     let window = window_blocks * 64;
     let mut placements = Vec::new();
     for first in [16, 32] {
-        // Window 0 (the set-up), window 1 (under test), a window after it, a tail.
-        let len = first + 2 * window + 4 * 64 + 40;
-        for way in [Way::AsciiFirst, Way::Branches, Way::Mask] {
+        for way in [Way::AsciiFirst, Way::Dense, Way::Pattern, Way::Mask] {
+            // The set-up windows (two with the same mask for a pattern), the window under
+            // test, a narrow window after it, a tail.
+            let set_up_windows = if matches!(way, Way::Pattern) { 2 } else { 1 };
+            let len = first + (set_up_windows + 1) * window + 4 * 64 + 40;
             let mut background = filler(len);
             let set_up: Vec<usize> = match way {
                 Way::AsciiFirst => vec![],
-                Way::Branches => (0..window_blocks).collect(),
+                Way::Dense => (0..window_blocks).collect(),
+                Way::Pattern => vec![
+                    0,
+                    2,
+                    window_blocks - 1,
+                    window_blocks,
+                    window_blocks + 2,
+                    2 * window_blocks - 1,
+                ],
                 Way::Mask => vec![0, 2],
             };
             for block in set_up {
@@ -382,7 +395,7 @@ fn window_placements(
                 background[at..at + 2].copy_from_slice(E_ACUTE);
             }
             for index in 0..=window_blocks {
-                let boundary = first + window + index * 64;
+                let boundary = first + set_up_windows * window + index * 64;
                 for (before, after) in [(false, false), (false, true), (true, false), (true, true)]
                 {
                     if !keep(way, index, before, after) {
