@@ -320,6 +320,7 @@ impl<'a> Utf8Chunk<'a> {
     ///         Some(ErrorKind::UnexpectedContinuation), // 80
     ///         Some(ErrorKind::UnexpectedContinuation), // AF
     ///         Some(ErrorKind::Surrogate),              // ED A0: a surrogate
+    ///         Some(ErrorKind::UnexpectedContinuation), // A0
     ///         Some(ErrorKind::UnexpectedContinuation), // 80
     ///     ]
     /// );

@@ -159,10 +159,12 @@ impl<R> LossyReader<R> {
     /// ```
     /// use std::io::BufRead;
     ///
-    /// let mut reader = utf8check::io::LossyReader::new(&b"ab\xFF"[..]);
+    /// let mut reader = utf8check::io::LossyReader::new(&b"abc"[..]);
     /// assert_eq!(reader.buffer(), b"");
     /// reader.fill_buf()?;
-    /// assert_eq!(reader.buffer(), "ab\u{FFFD}".as_bytes());
+    /// assert_eq!(reader.buffer(), b"abc");
+    /// reader.consume(1);
+    /// assert_eq!(reader.buffer(), b"bc");
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn buffer(&self) -> &[u8] {
@@ -206,10 +208,14 @@ impl<R> LossyReader<R> {
         // Before the end, the kernel first sees the bytes up to a character that the read
         // may have cut (so that it does not fail on it and leave the scalar locator a
         // whole group to decode); the walk looks at that character last.
-        let mut end = match at_end {
-            true => self.raw_end,
-            false => read + incomplete_tail_start(&self.buf[read..self.raw_end]),
-        };
+        let mut end = self.raw_end;
+        if !at_end {
+            let tail = read + incomplete_tail_start(&self.buf[read..end]);
+            // Only the start of a character that may still be completed waits.
+            if tail < end && matches!(self.buf[tail], 0xC2..=0xF4) {
+                end = tail;
+            }
+        }
         let mut stopped = false;
         loop {
             if read == end {
