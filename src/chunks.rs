@@ -41,8 +41,8 @@ use crate::error::ErrorKind;
 use crate::scalar::{self, RawError};
 use crate::{dispatch, scalar::is_continuation};
 
-/// Errors closer together than this (from the end of one invalid sequence to the start
-/// of the next) are *dense*: a kernel call to find the next one would cost more than
+/// Errors closer together than this on average (from the end of one invalid sequence to
+/// the start of the next; see [`Walker`]) are *dense*: a kernel call to find the next one would cost more than
 /// decoding the bytes in between. (A kernel call costs its fixed overhead, its look at a
 /// whole group of 256 bytes, and the scalar locator from the group's start, about 128
 /// bytes on average; decoding costs a fraction of a nanosecond per byte.)
@@ -73,34 +73,39 @@ enum Mode {
     Kernel(usize),
 }
 
-impl Mode {
-    /// The mode after an error `gap` bytes after the previous one (or the start).
-    #[inline]
-    fn after_error(gap: usize) -> Mode {
-        Mode::Scalar(if gap < DENSE_GAP {
-            DENSE_SPAN
-        } else {
-            SPARSE_SPAN
-        })
-    }
-}
-
 /// The strategy that finds one invalid sequence after another (see the module
 /// documentation); it remembers only whether errors were dense lately.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Walker {
     mode: Mode,
+    /// A running average of the distances between errors (each new distance counts for
+    /// half), so that a cluster of errors a few bytes apart (one damaged character, which
+    /// often leaves a stray continuation byte behind) does not make sparse errors dense.
+    gap: usize,
 }
 
 impl Default for Walker {
     fn default() -> Walker {
         Walker {
             mode: Mode::Kernel(usize::MAX),
+            gap: 4 * DENSE_GAP,
         }
     }
 }
 
 impl Walker {
+    /// Switches to the scalar decoder after an error `gap` bytes after the previous one
+    /// (or the start): for a long span if errors have been dense lately, else a short one.
+    #[inline]
+    fn after_error(&mut self, gap: usize) {
+        self.gap = self.gap / 2 + gap.min(usize::MAX / 2) / 2;
+        self.mode = Mode::Scalar(if self.gap < DENSE_GAP {
+            DENSE_SPAN
+        } else {
+            SPARSE_SPAN
+        });
+    }
+
     /// The first invalid sequence of `bytes`, which starts at a character boundary of the
     /// stream (the start of the input or the end of an invalid sequence): its offset and
     /// its `error_len` (`None`: `bytes` ends inside a sequence), as `from_utf8` would say.
@@ -118,7 +123,7 @@ impl Walker {
             // without the walk's loop.
             Mode::Scalar(span) => match decode_span(bytes, 0, span) {
                 Err(found) => {
-                    self.mode = Mode::after_error(found.0);
+                    self.after_error(found.0);
                     Some(found)
                 }
                 Ok(stop) if stop >= bytes.len() => None,
@@ -134,9 +139,9 @@ impl Walker {
     /// The first error of `bytes`, after the kernel failed on all of it at `checkpoint`.
     #[inline(never)]
     fn locate(&mut self, bytes: &[u8], checkpoint: usize) -> Option<RawError> {
-        let err = scalar::first_error(bytes, checkpoint)?;
-        self.mode = Mode::after_error(err.valid_up_to());
-        Some((err.valid_up_to(), err.error_len().map(|n| n as u8)))
+        let found = locate(bytes, checkpoint)?;
+        self.after_error(found.0);
+        Some(found)
     }
 
     /// [`first_error`](Walker::first_error) in scalar spans and kernel windows, from
@@ -148,7 +153,7 @@ impl Walker {
             match self.mode {
                 Mode::Scalar(span) => match decode_span(bytes, pos, pos.saturating_add(span)) {
                     Err(found) => {
-                        self.mode = Mode::after_error(found.0);
+                        self.after_error(found.0);
                         return Some(found);
                     }
                     Ok(stop) if stop >= len => return None,
@@ -162,8 +167,8 @@ impl Walker {
                     let end = window_end(bytes, pos, window);
                     let found = match dispatch::validate(&bytes[pos..end]) {
                         Ok(()) => None,
-                        Err(checkpoint) => scalar::first_error(&bytes[pos..end], checkpoint)
-                            .map(|err| (pos + err.valid_up_to(), err.error_len())),
+                        Err(checkpoint) => locate(&bytes[pos..end], checkpoint)
+                            .map(|(at, error_len)| (pos + at, error_len)),
                     };
                     match found {
                         // A character cut by the window's end (invalid bytes there kept
@@ -173,8 +178,8 @@ impl Walker {
                             self.mode = Mode::Kernel(window.saturating_mul(GROWTH));
                         }
                         Some((at, error_len)) => {
-                            self.mode = Mode::after_error(at);
-                            return Some((at, error_len.map(|n| n as u8)));
+                            self.after_error(at);
+                            return Some((at, error_len));
                         }
                         None if end == len => return None,
                         None => {
@@ -186,6 +191,30 @@ impl Walker {
             }
         }
     }
+}
+
+/// How far [`locate`] checks with the kernel at a time.
+const LOCATE_STEP: usize = 128;
+
+/// The first error of `bytes` (which starts at a character boundary), after the kernel
+/// failed on it at `checkpoint`. The kernel tests its error bits only once per window of
+/// many blocks, so the error may lie kilobytes after `checkpoint`: the kernel checks
+/// [`LOCATE_STEP`] bytes at a time from there, and the scalar decoder finds the exact
+/// error from the first piece that fails.
+#[inline]
+fn locate(bytes: &[u8], checkpoint: usize) -> Option<RawError> {
+    let mut start = scalar::boundary_before(bytes, checkpoint);
+    while bytes.len() - start > LOCATE_STEP {
+        let end = window_end(bytes, start, LOCATE_STEP);
+        match dispatch::validate(&bytes[start..end]) {
+            Ok(()) => start = end,
+            Err(at) => {
+                start = scalar::boundary_before(bytes, start + at);
+                break;
+            }
+        }
+    }
+    scalar::run(bytes, start).err()
 }
 
 /// Decodes `bytes` from `pos`, a character boundary, with the scalar decoder until at
@@ -355,8 +384,10 @@ impl<'a> Utf8Chunks<'a> {
     pub(crate) fn after_error(rest: &'a [u8], gap: usize) -> Utf8Chunks<'a> {
         Utf8Chunks {
             rest,
-            walker: Walker {
-                mode: Mode::after_error(gap),
+            walker: {
+                let mut walker = Walker::default();
+                walker.after_error(gap);
+                walker
             },
         }
     }

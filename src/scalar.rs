@@ -67,18 +67,23 @@ pub(crate) fn exact(bytes: &[u8], kernel_result: Result<(), usize>) -> Result<()
 /// Returns `None` only if `bytes` is valid after all.
 #[cold]
 pub(crate) fn first_error(bytes: &[u8], checkpoint: usize) -> Option<Utf8Error> {
-    // The character in progress at `checkpoint` started at most 3 bytes before it; its
-    // lead byte is the last byte before `checkpoint` that is not a continuation byte.
-    // Everything before that lead byte is complete, valid UTF-8.
-    let low = checkpoint.saturating_sub(4);
-    let start = (low..checkpoint)
-        .rev()
-        .find(|&i| !is_continuation(bytes[i]))
-        .unwrap_or(low);
-    match run(bytes, start) {
+    match run(bytes, boundary_before(bytes, checkpoint)) {
         Ok(()) => None,
         Err((valid_up_to, error_len)) => Some(Utf8Error::new(bytes, valid_up_to, error_len)),
     }
+}
+
+/// A character boundary at or shortly before `checkpoint`, which a kernel reported: the
+/// character in progress there started at most 3 bytes before it, and its lead byte is
+/// the last byte before `checkpoint` that is not a continuation byte. Everything before
+/// that byte is complete, valid UTF-8.
+#[inline]
+pub(crate) fn boundary_before(bytes: &[u8], checkpoint: usize) -> usize {
+    let low = checkpoint.saturating_sub(4);
+    (low..checkpoint)
+        .rev()
+        .find(|&i| !is_continuation(bytes[i]))
+        .unwrap_or(low)
 }
 
 /// Validates `bytes[start..]`; `start` must be at a character boundary.
