@@ -4,16 +4,20 @@
 //!
 //! # How errors are walked
 //! A kernel says only *whether* some bytes are UTF-8 and, if not, a checkpoint before
-//! which no rule is broken; the scalar decoder then finds the exact error from there
-//! (`scalar::first_error`). Walking every error is a loop of that, with two dangers:
+//! which no rule is broken; the exact error is somewhere after it. Walking every error is
+//! a loop of finding the next one, with three costs to keep down:
 //!
+//! * **Locating** ([`locate`]): the kernel tests its error bits once per window of many
+//!   blocks (kilobytes), so the error can be far from the checkpoint. The kernel checks
+//!   [`LOCATE_STEP`] bytes at a time from the checkpoint, and the scalar decoder
+//!   (`scalar::run`) finds the exact error in the first piece that fails.
 //! * **Dense errors** (binary noise, text in another encoding): every kernel call has a
-//!   fixed cost, the kernel checks a whole group of blocks (256 bytes) before it tests for
-//!   errors, and the scalar locator then decodes from the group's start, so restarting it
-//!   after each error would cost far more than the few bytes between errors. So after an
-//!   error that came less than [`DENSE_GAP`] bytes after the previous one, the [`Walker`]
-//!   decodes the next [`DENSE_SPAN`] bytes with the scalar decoder (single ASCII bytes one
-//!   at a time, longer runs a word at a time, each other sequence with
+//!   fixed cost and reads past the error to the end of its window, so restarting it after
+//!   each error would cost far more than the few bytes between errors. So while errors
+//!   come less than [`DENSE_GAP`] bytes apart on average (a running average, so that the
+//!   few errors of one damaged character do not count as dense), the [`Walker`] decodes
+//!   the next [`DENSE_SPAN`] bytes after each error with the scalar decoder (single ASCII
+//!   bytes one at a time, longer runs a word at a time, each other sequence with
 //!   `scalar::sequence`, the decoder's own rules), and stays with it while errors keep
 //!   coming. After an isolated error it decodes only [`SPARSE_SPAN`] bytes that way.
 //! * **Long clean stretches after an error**: then the kernel is called on *windows* that
@@ -42,10 +46,10 @@ use crate::scalar::{self, RawError};
 use crate::{dispatch, scalar::is_continuation};
 
 /// Errors closer together than this on average (from the end of one invalid sequence to
-/// the start of the next; see [`Walker`]) are *dense*: a kernel call to find the next one would cost more than
-/// decoding the bytes in between. (A kernel call costs its fixed overhead, its look at a
-/// whole group of 256 bytes, and the scalar locator from the group's start, about 128
-/// bytes on average; decoding costs a fraction of a nanosecond per byte.)
+/// the start of the next; see [`Walker`]) are *dense*: a kernel call to find the next one
+/// would cost more than decoding the bytes in between. (A kernel call costs its fixed
+/// overhead, its reading to the end of its window, and [`locate`]; decoding costs about a
+/// nanosecond per non-ASCII character.)
 const DENSE_GAP: usize = 256;
 
 /// After a dense error, how many clean bytes the scalar decoder checks before the kernel

@@ -1,6 +1,6 @@
 //! Lossy conversion: [`from_utf8_lossy`] and [`from_utf8_lossy_owned`], std's
 //! `String::from_utf8_lossy` and `String::from_utf8_lossy_owned` on top of
-//! [`utf8_chunks`], so that valid input costs one kernel call and no copy.
+//! [`utf8_chunks`](crate::utf8_chunks), so that valid input costs one kernel call and no copy.
 //!
 //! Valid input is answered by [`from_utf8`](crate::from_utf8) alone (one kernel call, and
 //! for short ASCII not even that) and returned as it is: borrowed, or the `Vec`'s own
