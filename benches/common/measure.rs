@@ -1,0 +1,151 @@
+//! Interleaved timing for the benchmarks that compare implementations on a noisy machine:
+//! every implementation runs once per round, in turn, for many rounds, and each one's
+//! median is reported. (A VM whose speed drifts by tens of percent over seconds would
+//! otherwise tilt a comparison made one implementation after the other.)
+//!
+//! Each implementation is called directly from the timed loop ([`time_slices`] is generic
+//! over the closure, so every call is inlined or direct): a function pointer would add an
+//! indirect call to every implementation and hide differences on short inputs.
+//!
+//! Shared by the benchmarks with `#[path = "common/measure.rs"] mod measure;`.
+
+#![allow(dead_code)] // each benchmark uses part of it
+
+use std::hint::black_box;
+use std::ops::Range;
+use std::time::Instant;
+
+/// Nanoseconds per slice of one pass of `validate` over every slice of `buffer`; panics if
+/// `validate` rejects one (every benchmark input is valid UTF-8 unless said otherwise).
+#[inline(never)]
+pub fn time_slices(
+    buffer: &[u8],
+    ranges: &[Range<usize>],
+    validate: impl Fn(&[u8]) -> bool,
+) -> f64 {
+    let start = Instant::now();
+    for range in ranges {
+        assert!(validate(black_box(&buffer[range.clone()])));
+    }
+    start.elapsed().as_secs_f64() * 1e9 / ranges.len() as f64
+}
+
+/// The median of `samples`.
+pub fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// The geometric mean of `values` (1 for none).
+pub fn geomean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return 1.0;
+    }
+    (values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp()
+}
+
+/// Runs `rounds` rounds over the slices; each round times every listed implementation
+/// once, in turn, each timed pass preceded by [`scrub`]. Evaluates to the median
+/// nanoseconds per slice of each, in order.
+///
+/// ```ignore
+/// let ns = interleaved!(rounds, &buffer, &ranges; |v| std::str::from_utf8(v).is_ok(), utf8check::is_valid);
+/// ```
+#[macro_export]
+macro_rules! interleaved {
+    ($rounds:expr, $buffer:expr, $ranges:expr; $($validate:expr),+ $(,)?) => {{
+        let (buffer, ranges): (&[u8], &[::std::ops::Range<usize>]) = ($buffer, $ranges);
+        let count = [$(stringify!($validate)),+].len();
+        let mut samples = vec![Vec::with_capacity($rounds); count];
+        for _ in 0..$rounds {
+            let mut i = 0;
+            $(
+                measure::scrub();
+                samples[i].push(measure::time_slices(buffer, ranges, $validate));
+                i += 1;
+            )+
+            let _ = i;
+        }
+        samples.into_iter().map(measure::median).collect::<Vec<f64>>()
+    }};
+}
+
+/// Runs every implementation on other text (256 KiB of mixed density, whole and in
+/// pieces of 1 to 300 bytes) before each timed pass.
+///
+/// Zen 3's branch predictor remembers enough of a 1 MiB pass to make a second pass of
+/// the same code over the same bytes up to 1.6 times faster: timed back to back,
+/// `from_utf8` and `is_valid` (the same kernel) differed by that much, in favour of
+/// whichever ran second. Applications validate new bytes each time, so every timed pass
+/// here starts from a predictor trained on something else, and from a cache that holds
+/// something else (the scrub text evicts the previous input from L2).
+#[inline(never)]
+pub fn scrub() {
+    use std::sync::OnceLock;
+    static SCRUB: OnceLock<(Vec<u8>, Vec<Range<usize>>)> = OnceLock::new();
+    let (text, ranges) = SCRUB.get_or_init(|| {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let inserts = ["é", "€", "😀", "żółć", "日本語", "Привет"];
+        let mut text = String::new();
+        while text.len() < 256 << 10 {
+            for _ in 0..next(200) {
+                text.push((b'a' + next(26) as u8) as char);
+                if next(6) == 0 {
+                    text.push(' ');
+                }
+            }
+            text.push_str(inserts[next(inserts.len() as u64) as usize]);
+        }
+        let text = text.into_bytes();
+        let mut ranges = Vec::with_capacity(1024);
+        ranges.push(0..text.len());
+        let mut start = 0;
+        while start + 300 < text.len() {
+            let end = start + 1 + next(300) as usize;
+            ranges.push(start..end);
+            start = end;
+        }
+        (text, ranges)
+    });
+    let sse = has_sse42() && utf8check::Kernel::Sse41.is_supported();
+    for range in ranges {
+        let v = std::hint::black_box(&text[range.clone()]);
+        std::hint::black_box((
+            std::str::from_utf8(v).is_ok(),
+            simdutf8::basic::from_utf8(v).is_ok(),
+            simdutf8::compat::from_utf8(v).is_ok(),
+            utf8check::from_utf8(v).is_ok(),
+            utf8check::is_valid(v),
+        ));
+        if sse {
+            #[cfg(target_arch = "x86_64")]
+            std::hint::black_box((utf8check::Kernel::Sse41.is_valid(v), simdutf8_sse42(v)));
+        }
+    }
+}
+
+/// The SSE kernel of simdutf8 (its `public_imp` feature), called directly, for comparing
+/// kernels of the same width.
+#[cfg(target_arch = "x86_64")]
+pub fn simdutf8_sse42(bytes: &[u8]) -> bool {
+    // SAFETY: only called after `has_sse42()` returned true.
+    unsafe { simdutf8::basic::imp::x86::sse42::validate_utf8(bytes).is_ok() }
+}
+
+/// Can this CPU run [`simdutf8_sse42`] and utf8check's SSE4.1 kernel?
+pub fn has_sse42() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("sse4.2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}

@@ -1,0 +1,176 @@
+//! The density sweep: ASCII text with non-ASCII characters placed every `k` bytes, for
+//! `k` from 2 to 4096, where a validator's switching between its ASCII path and its full
+//! check decides the speed. Real text sits all along this axis: prose in Latin scripts
+//! has an accented letter every 20 to 200 bytes, HTML and code every few hundred to
+//! thousands, logs and JSON rarely.
+//!
+//! Inserts: a single 2-, 3- or 4-byte character (`é`, `€`, `😀`) or a word of several
+//! (`żółć`, `日本語`), every `k` bytes exactly (`regular`: branch predictors learn the
+//! period) or at gaps drawn from `k/2..3k/2` (`jittered`: as in real text). Buffers of
+//! 64 KiB, 256 KiB and 1 MiB, four slices per buffer at odd offsets.
+//!
+//! ```sh
+//! cargo bench --bench density            # every size
+//! cargo bench --bench density -- 262144  # one size
+//! ```
+//!
+//! Interleaved rounds, medians, direct calls (`common/measure.rs`). Prints markdown
+//! tables of GB/s and ratios, and writes `target/bench/density.csv` for
+//! `benches/chart.py`.
+
+#[path = "common/corpus.rs"]
+mod corpus;
+#[path = "common/measure.rs"]
+#[macro_use]
+mod measure;
+
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use corpus::{Rng, Text};
+use utf8check::Kernel;
+
+const ROUNDS: usize = 31;
+const SPACINGS: [usize; 17] = [
+    2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096,
+];
+const INSERTS: [(&str, &str); 5] = [
+    ("é", "é"),
+    ("€", "€"),
+    ("😀", "😀"),
+    ("word żółć", "żółć"),
+    ("word 日本語", "日本語"),
+];
+/// Slices per buffer, each starting at an odd offset in another part of a cache line.
+const OFFSETS: [usize; 4] = [1, 19, 37, 55];
+
+/// `len` bytes of ASCII text with `insert` every `spacing` bytes (or at jittered gaps of
+/// mean `spacing`), then `OFFSETS.last()` more bytes so that every slice fits.
+fn sweep_text(insert: &str, spacing: usize, jitter: bool, len: usize) -> Vec<u8> {
+    let total = len + OFFSETS[OFFSETS.len() - 1] + 4;
+    let ascii = corpus::text(Text::Ascii, total, 7);
+    let mut rng = Rng::new(spacing as u64);
+    let mut out = Vec::with_capacity(total + 64);
+    let mut next = 0;
+    while out.len() < total {
+        if out.len() >= next {
+            out.extend_from_slice(insert.as_bytes());
+            let gap = if jitter {
+                spacing / 2 + rng.below(spacing as u32 + 1) as usize
+            } else {
+                spacing
+            };
+            next += gap.max(1);
+        } else {
+            out.push(ascii[out.len()]);
+        }
+    }
+    // Cut at a character boundary, then pad with ASCII.
+    out.truncate(total);
+    while std::str::from_utf8(&out).is_err() {
+        out.pop();
+    }
+    out.resize(total, b'x');
+    out
+}
+
+/// A slice of about `size` bytes at each of `OFFSETS`, moved forward to the next
+/// character boundary and shortened to end at one.
+fn slices(buffer: &[u8], size: usize) -> Vec<Range<usize>> {
+    let boundary = |i: usize| i == buffer.len() || (buffer[i] as i8) >= -0x40;
+    OFFSETS
+        .iter()
+        .map(|&offset| {
+            let start = (offset..).find(|&i| boundary(i)).unwrap();
+            let end = (start..=(start + size).min(buffer.len()))
+                .rev()
+                .find(|&i| boundary(i))
+                .unwrap();
+            start..end
+        })
+        .collect()
+}
+
+fn main() {
+    let mut sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    if sizes.is_empty() {
+        sizes = vec![64 << 10, 256 << 10, 1 << 20];
+    }
+    let sse = measure::has_sse42() && Kernel::Sse41.is_supported();
+    let mut csv = String::from("size,insert,placement,spacing,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42\n");
+    let mut summary: Vec<(usize, [f64; 3])> = Vec::new();
+    for &size in &sizes {
+        println!("## Density sweep, {} KiB (is_valid / simdutf8-basic, from_utf8 / simdutf8-compat, sse4.1 / simdutf8-sse42)\n", size >> 10);
+        let header: Vec<String> = INSERTS
+            .iter()
+            .flat_map(|(name, _)| ["regular", "jittered"].map(|p| format!("{name}, {p}")))
+            .collect();
+        println!("| every k bytes | {} |", header.join(" | "));
+        println!("|---:|{}", "---:|".repeat(header.len()));
+        for spacing in SPACINGS {
+            let mut row = format!("| {spacing} |");
+            for (name, insert) in INSERTS {
+                for (placement, jitter) in [("regular", false), ("jittered", true)] {
+                    if insert.len() > spacing {
+                        row.push_str(" - |");
+                        continue;
+                    }
+                    let buffer = sweep_text(insert, spacing, jitter, size);
+                    let ranges = slices(&buffer, size);
+                    let ns = interleaved!(ROUNDS, &buffer, &ranges;
+                        |v| std::str::from_utf8(v).is_ok(),
+                        |v| simdutf8::basic::from_utf8(v).is_ok(),
+                        |v| simdutf8::compat::from_utf8(v).is_ok(),
+                        |v| utf8check::from_utf8(v).is_ok(),
+                        utf8check::is_valid,
+                        |v| !sse || Kernel::Sse41.is_valid(v),
+                        |v| !sse || measure::simdutf8_sse42(v),
+                    );
+                    let mean_len =
+                        ranges.iter().map(|r| r.len()).sum::<usize>() as f64 / ranges.len() as f64;
+                    let gbps: Vec<f64> = ns.iter().map(|ns| mean_len / ns).collect();
+                    let r = [gbps[4] / gbps[1], gbps[3] / gbps[2], gbps[5] / gbps[6]];
+                    summary.push((size, r));
+                    let _ = write!(row, " {:.2} / {:.2} / {:.2} |", r[0], r[1], r[2]);
+                    let _ = writeln!(
+                        csv,
+                        "{size},{name},{placement},{spacing},{}",
+                        gbps.iter()
+                            .map(|g| format!("{g:.3}"))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    );
+                }
+            }
+            println!("{row}");
+        }
+        println!();
+    }
+    println!("**Over the sweep**: geometric mean (lowest cell) of each ratio\n");
+    println!("| size | is_valid / basic | from_utf8 / compat | sse4.1 / simdutf8-sse42 |");
+    println!("|---:|---:|---:|---:|");
+    for &size in &sizes {
+        let cell = |i: usize| {
+            let values: Vec<f64> = summary
+                .iter()
+                .filter(|(s, _)| *s == size)
+                .map(|(_, r)| r[i])
+                .collect();
+            let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+            format!("{:.2}x ({:.2}x)", measure::geomean(&values), min)
+        };
+        println!(
+            "| {} KiB | {} | {} | {} |",
+            size >> 10,
+            cell(0),
+            cell(1),
+            cell(2)
+        );
+    }
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    std::fs::create_dir_all(&dir).expect("create target/bench");
+    std::fs::write(dir.join("density.csv"), csv).expect("write density.csv");
+}

@@ -1,0 +1,194 @@
+//! utf8check against std and simdutf8 on real text: the files of the corpus that
+//! `benches/corpus/real.sh` builds from Debian packages (HTML, man pages, fortunes, word
+//! lists in eight languages), and the lines, words, JSON-string-like fields and 64-byte
+//! slices cut from them, one call each.
+//!
+//! ```sh
+//! benches/corpus/real.sh                 # once: installs the packages, writes target/corpus/real
+//! cargo bench --bench real               # every section
+//! cargo bench --bench real -- files      # or: pieces
+//! ```
+//!
+//! Interleaved rounds, medians, direct calls (`common/measure.rs`). Prints markdown
+//! tables and writes `target/bench/real-files.csv` and `target/bench/real-pieces.csv`
+//! for `benches/chart.py`.
+//!
+//! Comparisons: `from_utf8` against `simdutf8::compat` (both find the error position),
+//! `is_valid` against `simdutf8::basic` (yes or no), and the SSE4.1 kernel
+//! (`Kernel::Sse41.is_valid`) against simdutf8's SSE 4.2 kernel (`public_imp`), for CPUs
+//! or builds without AVX2.
+
+#[path = "common/measure.rs"]
+#[macro_use]
+mod measure;
+#[path = "common/real.rs"]
+mod real;
+
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use real::{Class, File};
+use utf8check::Kernel;
+
+const FILE_ROUNDS: usize = 61;
+const PIECE_ROUNDS: usize = 31;
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wants = |section: &str| args.is_empty() || args.iter().any(|a| a == section);
+    let files = real::files();
+    std::fs::create_dir_all(out_dir()).expect("create target/bench");
+    if wants("files") {
+        bench_files(&files);
+    }
+    if wants("pieces") {
+        bench_pieces(&files);
+    }
+}
+
+fn out_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench")
+}
+
+/// GB/s of each implementation on each whole file, and the ratios per file and class.
+fn bench_files(files: &[File]) {
+    let sse = measure::has_sse42() && Kernel::Sse41.is_supported();
+    println!("## Real text, whole files (GB/s)\n");
+    println!(
+        "| file | class | ASCII blocks | std | simdutf8-basic | simdutf8-compat | from_utf8 | is_valid | sse4.1 | simdutf8-sse42 | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut csv = String::from("file,class,ascii_blocks,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42\n");
+    let mut ratios: Vec<(Class, [f64; 3])> = Vec::new();
+    for file in files {
+        let ranges = vec![Range {
+            start: 0,
+            end: file.bytes.len(),
+        }];
+        let ns = interleaved!(FILE_ROUNDS, &file.bytes, &ranges;
+            |v| std::str::from_utf8(v).is_ok(),
+            |v| simdutf8::basic::from_utf8(v).is_ok(),
+            |v| simdutf8::compat::from_utf8(v).is_ok(),
+            |v| utf8check::from_utf8(v).is_ok(),
+            utf8check::is_valid,
+            |v| !sse || Kernel::Sse41.is_valid(v),
+            |v| !sse || measure::simdutf8_sse42(v),
+        );
+        let gbps: Vec<f64> = ns.iter().map(|ns| file.bytes.len() as f64 / ns).collect();
+        let r = [gbps[3] / gbps[2], gbps[4] / gbps[1], gbps[5] / gbps[6]];
+        ratios.push((file.class, r));
+        let cells: Vec<String> = gbps.iter().map(|g| format!("{g:.2}")).collect();
+        println!(
+            "| {} | {} | {:.0}% | {} | {:.2}x | {:.2}x | {} |",
+            file.name,
+            file.class.name(),
+            file.ascii_blocks * 100.0,
+            cells.join(" | "),
+            r[0],
+            r[1],
+            if sse {
+                format!("{:.2}x", r[2])
+            } else {
+                "-".into()
+            }
+        );
+        let _ = writeln!(
+            csv,
+            "{},{},{:.4},{}",
+            file.name,
+            file.class.name(),
+            file.ascii_blocks,
+            gbps.iter()
+                .map(|g| format!("{g:.3}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
+    println!("\n**By class**: geometric mean (lowest file) of each ratio\n");
+    println!("| class | files | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 |");
+    println!("|---|---:|---:|---:|---:|");
+    for class in Class::ALL {
+        let of_class: Vec<&[f64; 3]> = ratios
+            .iter()
+            .filter(|(c, _)| *c == class)
+            .map(|(_, r)| r)
+            .collect();
+        if of_class.is_empty() {
+            continue;
+        }
+        let cell = |i: usize| {
+            let values: Vec<f64> = of_class.iter().map(|r| r[i]).collect();
+            let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+            format!("{:.2}x ({:.2}x)", measure::geomean(&values), min)
+        };
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            class.name(),
+            of_class.len(),
+            cell(0),
+            cell(1),
+            cell(2)
+        );
+    }
+    println!();
+    std::fs::write(out_dir().join("real-files.csv"), csv).expect("write real-files.csv");
+}
+
+/// Nanoseconds per call on pieces of the files, one call each.
+fn bench_pieces(files: &[File]) {
+    let mostly_ascii: Vec<File> = files
+        .iter()
+        .filter(|f| f.class == Class::MostlyAscii)
+        .map(|f| File {
+            name: f.name.clone(),
+            bytes: f.bytes.clone(),
+            ascii_blocks: f.ascii_blocks,
+            class: f.class,
+        })
+        .collect();
+    type Split = Box<dyn Fn(&[u8]) -> Vec<std::ops::Range<usize>>>;
+    let inputs: [(&str, &[File], Split); 5] = [
+        ("lines", files, Box::new(real::lines)),
+        ("words", files, Box::new(real::words)),
+        ("fields", files, Box::new(real::fields)),
+        ("64 B, every file", files, Box::new(real::slices_of(64))),
+        (
+            "64 B, mostly-ASCII files",
+            &mostly_ascii,
+            Box::new(real::slices_of(64)),
+        ),
+    ];
+    println!("## Real text, one call per piece (ns per call)\n");
+    println!("| pieces | count | mean bytes | baseline | std | simdutf8-basic | simdutf8-compat | from_utf8 | is_valid | from_utf8 / best peer | is_valid / best peer |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut csv = String::from(
+        "pieces,count,mean_bytes,baseline,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid\n",
+    );
+    for (name, files, split) in inputs {
+        let (buffer, ranges) = real::pieces(files, split);
+        let mean = ranges.iter().map(|r| r.len()).sum::<usize>() as f64 / ranges.len() as f64;
+        let ns = interleaved!(PIECE_ROUNDS, &buffer, &ranges;
+            |v| !v.is_empty(),
+            |v| std::str::from_utf8(v).is_ok(),
+            |v| simdutf8::basic::from_utf8(v).is_ok(),
+            |v| simdutf8::compat::from_utf8(v).is_ok(),
+            |v| utf8check::from_utf8(v).is_ok(),
+            utf8check::is_valid,
+        );
+        let best_peer = ns[1].min(ns[2]).min(ns[3]);
+        let cells: Vec<String> = ns.iter().map(|ns| format!("{ns:.2}")).collect();
+        println!(
+            "| {name} | {} | {mean:.1} | {} | {:.2}x | {:.2}x |",
+            ranges.len(),
+            cells.join(" | "),
+            best_peer / ns[4],
+            best_peer / ns[5]
+        );
+        let _ = writeln!(csv, "{name},{},{mean:.1},{}", ranges.len(), cells.join(","));
+    }
+    println!();
+    std::fs::write(out_dir().join("real-pieces.csv"), csv).expect("write real-pieces.csv");
+}
