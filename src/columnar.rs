@@ -372,7 +372,9 @@ fn validate_chunk<O: Offset>(values: &[u8], offsets: &[O]) -> Result<(), ColumnE
         None => offsets,
     };
     if well_formed.len() >= 2 {
-        if let Some((row, err)) = first_bad_row(values, well_formed) {
+        // SAFETY: `structure_error` found no malformed row in `well_formed`: its offsets
+        // ascend from a non-negative first to a last within `values`.
+        if let Some((row, err)) = unsafe { first_bad_row(values, well_formed) } {
             return Err(ColumnError::utf8(row, err));
         }
     }
@@ -388,9 +390,10 @@ fn structure_error<O: Offset>(values_len: usize, offsets: &[O]) -> Option<Column
     let last = offsets[offsets.len() - 1];
     // Ascending offsets between a non-negative first and a last within bounds are all in
     // bounds. No branch per offset: the loop vectorizes.
-    let ascending = offsets
-        .windows(2)
-        .fold(true, |ok, pair| ok & (pair[0] <= pair[1]));
+    let ascending = offsets[..offsets.len() - 1]
+        .iter()
+        .zip(&offsets[1..])
+        .fold(true, |ok, (a, b)| ok & (a <= b));
     let in_bounds = last.to_index().map_or(false, |end| end <= values_len);
     if ascending && in_bounds && !first.is_negative() {
         return None;
@@ -417,11 +420,14 @@ fn first_structure_error<O: Offset>(values_len: usize, offsets: &[O]) -> Option<
     })
 }
 
-/// The lowest row of `offsets` (at least 2, well-formed) whose bytes are not UTF-8, with
-/// its error, or `None` if every row is UTF-8 (see the module documentation for why the
-/// test is exact).
+/// The lowest row of `offsets` whose bytes are not UTF-8, with its error, or `None` if
+/// every row is UTF-8 (see the module documentation for why the test is exact).
+///
+/// # Safety
+/// `offsets` must be well-formed for `values`: at least 2 offsets, ascending, the first
+/// not negative and the last at most `values.len()` (so all are in `0..=values.len()`).
 #[inline]
-fn first_bad_row<O: Offset>(values: &[u8], offsets: &[O]) -> Option<(usize, Utf8Error)> {
+unsafe fn first_bad_row<O: Offset>(values: &[u8], offsets: &[O]) -> Option<(usize, Utf8Error)> {
     let rows = offsets.len() - 1;
     let start = offsets[0].as_index();
     let end = offsets[rows].as_index();
@@ -433,17 +439,24 @@ fn first_bad_row<O: Offset>(values: &[u8], offsets: &[O]) -> Option<(usize, Utf8
         starts_end -= 1;
     }
     let starts = &offsets[1..starts_end];
-    if kernel.is_ok() && !any_continuation(values, starts) {
+    // SAFETY: the offsets ascend (the caller's contract) and the last of `starts` is
+    // below `end`, which is at most `values.len()`.
+    if kernel.is_ok() && !unsafe { any_continuation(values, starts) } {
         return None;
     }
     locate_bad_row(values, offsets, kernel)
 }
 
-/// Does any of `starts` (each `< values.len()`) point at a continuation byte?
+/// Does any of `starts` point at a continuation byte? One load per row, no branch.
+///
+/// # Safety
+/// Every offset of `starts` must be in `0..values.len()`.
 #[inline(always)]
-fn any_continuation<O: Offset>(values: &[u8], starts: &[O]) -> bool {
+unsafe fn any_continuation<O: Offset>(values: &[u8], starts: &[O]) -> bool {
     starts.iter().fold(false, |bad, &o| {
-        bad | scalar::is_continuation(values[o.as_index()])
+        // SAFETY: `o` is in bounds (the function's contract).
+        let byte = unsafe { *values.get_unchecked(o.as_index()) };
+        bad | scalar::is_continuation(byte)
     })
 }
 
@@ -528,9 +541,11 @@ pub fn valid_rows<O: Offset>(
         let last = rows.min(first + CHUNK_ROWS);
         let chunk = &offsets[first..=last];
         match structure_error(values.len(), chunk) {
-            None => invalid += mark_rows(values, chunk, validity, first),
+            // SAFETY: `structure_error` found no malformed row in the chunk.
+            None => invalid += unsafe { mark_rows(values, chunk, validity, first) },
             Some(err) => {
-                mark_rows(values, &chunk[..=err.row], validity, first);
+                // SAFETY: the rows before the lowest malformed one are well-formed.
+                unsafe { mark_rows(values, &chunk[..=err.row], validity, first) };
                 return Err(err.offset_by(first));
             }
         }
@@ -539,14 +554,24 @@ pub fn valid_rows<O: Offset>(
     Ok(invalid)
 }
 
-/// Sets the validity bits of the rows of `offsets` (well-formed), the first of which is
-/// row `first` of the column; returns the number of invalid rows.
-fn mark_rows<O: Offset>(values: &[u8], offsets: &[O], validity: &mut [u8], first: usize) -> usize {
+/// Sets the validity bits of the rows of `offsets`, the first of which is row `first` of
+/// the column; returns the number of invalid rows.
+///
+/// # Safety
+/// `offsets` must be well-formed for `values` (see [`first_bad_row`]), but may hold a
+/// single offset (no rows).
+unsafe fn mark_rows<O: Offset>(
+    values: &[u8],
+    offsets: &[O],
+    validity: &mut [u8],
+    first: usize,
+) -> usize {
     let rows = offsets.len() - 1;
     let mut invalid = 0;
     let mut row = 0;
     while row < rows {
-        match first_bad_row(values, &offsets[row..]) {
+        // SAFETY: a suffix of well-formed offsets with at least 2 of them (row < rows).
+        match unsafe { first_bad_row(values, &offsets[row..]) } {
             None => {
                 set_bits(validity, first + row, first + rows);
                 break;
@@ -598,18 +623,6 @@ fn clear_bit(bitmap: &mut [u8], at: usize) {
 /// The longest string a view holds inline.
 const INLINE_MAX: u32 = 12;
 
-/// For an inline view of length `len`, the bits that may be set: the length and the
-/// string (`MASKS[12]`: all).
-const INLINE_MASKS: [u128; 13] = {
-    let mut masks = [u128::MAX; 13];
-    let mut len = 0;
-    while len < 12 {
-        masks[len] = (1u128 << (32 + 8 * len)) - 1;
-        len += 1;
-    }
-    masks
-};
-
 /// The high bit of every byte of a view.
 const HIGH_BITS: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 
@@ -653,8 +666,9 @@ const HIGH_BITS: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 /// # Errors
 /// The [`ColumnError`] of the lowest bad view, whatever makes it bad.
 pub fn validate_views<B: AsRef<[u8]>>(views: &[u128], buffers: &[B]) -> Result<(), ColumnError> {
+    let mut scratch = Batch::new();
     for (batch_index, batch) in views.chunks(VIEW_BATCH).enumerate() {
-        if !batch_is_valid(batch, buffers) {
+        if !scratch.is_valid(batch, buffers) {
             let first = batch_index * VIEW_BATCH;
             for (i, &view) in batch.iter().enumerate() {
                 check_view(view, buffers).map_err(|e| e.offset_by(first + i))?;
@@ -668,41 +682,78 @@ pub fn validate_views<B: AsRef<[u8]>>(views: &[u128], buffers: &[B]) -> Result<(
     Ok(())
 }
 
-/// Are all views of `batch` (at most [`VIEW_BATCH`]) good?
-#[inline]
-fn batch_is_valid<B: AsRef<[u8]>>(batch: &[u128], buffers: &[B]) -> bool {
-    let mut packed = [0u8; VIEW_BATCH * 16];
-    let mut padding = 0u128;
-    let mut or = 0u128;
-    let mut any_long = false;
-    for (&view, slot) in batch.iter().zip(packed.chunks_exact_mut(16)) {
-        let len = view as u32;
-        let inline = len <= INLINE_MAX;
-        let kept = if inline { view } else { 0 };
-        padding |= kept & !INLINE_MASKS[len.min(INLINE_MAX) as usize];
-        or |= kept;
-        any_long |= !inline;
-        slot.copy_from_slice(&kept.to_le_bytes());
-    }
-    if padding != 0 {
-        return false;
-    }
-    if or & HIGH_BITS != 0 && !crate::is_valid(&packed[..batch.len() * 16]) {
-        return false;
-    }
-    !any_long || long_views_are_valid(batch, buffers)
+/// The scratch space of the batched check, reused from batch to batch.
+struct Batch {
+    /// The batch's inline views that are not ASCII, as little-endian bytes in memory.
+    packed: [u128; VIEW_BATCH],
+    /// The indices of the batch's long views.
+    long: [u8; VIEW_BATCH],
 }
 
-/// Are all long views of `batch` good? Consecutive long views that are contiguous in one
-/// buffer are validated as one span, with the boundary test on their prefixes.
-#[inline]
-fn long_views_are_valid<B: AsRef<[u8]>>(batch: &[u128], buffers: &[B]) -> bool {
-    // The pending span: its buffer, start and end.
-    let mut span: Option<(&[u8], usize, usize)> = None;
-    for &view in batch {
-        if view as u32 <= INLINE_MAX {
-            continue;
+impl Batch {
+    fn new() -> Batch {
+        Batch {
+            packed: [0; VIEW_BATCH],
+            long: [0; VIEW_BATCH],
         }
+    }
+
+    /// Are all views of `batch` (at most [`VIEW_BATCH`]) good?
+    #[inline]
+    fn is_valid<B: AsRef<[u8]>>(&mut self, batch: &[u128], buffers: &[B]) -> bool {
+        let mut bad_padding = false;
+        let mut packed = 0;
+        let mut longs = 0;
+        // No branch per view: the views' kinds alternate unpredictably in real columns.
+        for (i, &view) in batch.iter().enumerate() {
+            let len = view as u32;
+            let inline = len <= INLINE_MAX;
+            let kept = if inline { view } else { 0 };
+            // The bits in use end at the string's end: bit 32 + 8 * len (128 for 12 bytes).
+            let used_bits = 128 - kept.leading_zeros();
+            bad_padding |= used_bits > 32 + 8 * len;
+            // Only the inline views with a non-ASCII byte need the kernel: the slot is
+            // kept (the count advances) only for them.
+            self.packed[packed % VIEW_BATCH] = kept.to_le();
+            packed += usize::from(kept & HIGH_BITS != 0);
+            self.long[longs % VIEW_BATCH] = i as u8;
+            longs += usize::from(!inline);
+        }
+        if bad_padding {
+            return false;
+        }
+        if packed > 0 && !crate::is_valid(self.packed_bytes(packed)) {
+            return false;
+        }
+        longs == 0
+            || long_views_are_valid(
+                self.long[..longs].iter().map(|&i| batch[usize::from(i)]),
+                buffers,
+            )
+    }
+
+    /// The first `views` packed views as bytes, in the order of Arrow's layout.
+    #[inline(always)]
+    fn packed_bytes(&self, views: usize) -> &[u8] {
+        let views = &self.packed[..views];
+        // SAFETY: `views` is an initialized slice of `u128`, which has no padding, so its
+        // memory is `16 * views.len()` initialized bytes, borrowed for as long as `views`;
+        // `u8` has alignment 1 and accepts every value. The values were stored with
+        // `to_le`, so the bytes are in little-endian order on every target.
+        unsafe { core::slice::from_raw_parts(views.as_ptr().cast::<u8>(), views.len() * 16) }
+    }
+}
+
+/// Are all the long `views` good? Consecutive long views that are contiguous in one buffer
+/// are validated as one span, with the boundary test on their prefixes.
+#[inline]
+fn long_views_are_valid<'a, B: AsRef<[u8]>>(
+    views: impl Iterator<Item = u128>,
+    buffers: &'a [B],
+) -> bool {
+    // The pending span: its buffer, start and end.
+    let mut span: Option<(&'a [u8], usize, usize)> = None;
+    for view in views {
         let Ok((buffer, start, end)) = long_view(view, buffers) else {
             return false;
         };
@@ -746,7 +797,7 @@ fn check_view<B: AsRef<[u8]>>(view: u128, buffers: &[B]) -> Result<(), ColumnErr
     let len = view as u32;
     let bytes = view.to_le_bytes();
     let data: &[u8] = if len <= INLINE_MAX {
-        if view & !INLINE_MASKS[len as usize] != 0 {
+        if 128 - view.leading_zeros() > 32 + 8 * len {
             return Err(ColumnError::structure(0, ColumnErrorKind::NonZeroPadding));
         }
         &bytes[4..4 + len as usize]
@@ -797,9 +848,10 @@ pub fn valid_views<B: AsRef<[u8]>>(
 ) -> Result<usize, ColumnError> {
     check_bitmap_len(views.len(), validity.len());
     let mut invalid = 0;
+    let mut scratch = Batch::new();
     for (batch_index, batch) in views.chunks(VIEW_BATCH).enumerate() {
         let first = batch_index * VIEW_BATCH;
-        if batch_is_valid(batch, buffers) {
+        if scratch.is_valid(batch, buffers) {
             set_bits(validity, first, first + batch.len());
             continue;
         }
