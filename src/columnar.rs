@@ -701,10 +701,25 @@ impl Batch {
     /// Are all views of `batch` (at most [`VIEW_BATCH`]) good?
     #[inline]
     fn is_valid<B: AsRef<[u8]>>(&mut self, batch: &[u128], buffers: &[B]) -> bool {
+        let (bad_padding, packed, longs) = self.scan(batch);
+        if bad_padding {
+            return false;
+        }
+        if packed > 0 && !crate::is_valid(self.packed_bytes(packed)) {
+            return false;
+        }
+        longs == 0 || long_views_are_valid(batch, &self.long[..longs], buffers)
+    }
+
+    /// The first pass over a batch: whether an inline view has non-zero padding, and the
+    /// number of inline views that are not ASCII (stored in `packed`) and of long views
+    /// (their indices stored in `long`). No branch per view: the kinds of the views
+    /// alternate unpredictably in real columns.
+    #[inline(always)]
+    fn scan(&mut self, batch: &[u128]) -> (bool, usize, usize) {
         let mut bad_padding = false;
         let mut packed = 0;
         let mut longs = 0;
-        // No branch per view: the views' kinds alternate unpredictably in real columns.
         for (i, &view) in batch.iter().enumerate() {
             let len = view as u32;
             let inline = len <= INLINE_MAX;
@@ -712,24 +727,13 @@ impl Batch {
             // The bits in use end at the string's end: bit 32 + 8 * len (128 for 12 bytes).
             let used_bits = 128 - kept.leading_zeros();
             bad_padding |= used_bits > 32 + 8 * len;
-            // Only the inline views with a non-ASCII byte need the kernel: the slot is
-            // kept (the count advances) only for them.
+            // The slot is kept (the count advances) only for a view that is not ASCII.
             self.packed[packed % VIEW_BATCH] = kept.to_le();
             packed += usize::from(kept & HIGH_BITS != 0);
             self.long[longs % VIEW_BATCH] = i as u8;
             longs += usize::from(!inline);
         }
-        if bad_padding {
-            return false;
-        }
-        if packed > 0 && !crate::is_valid(self.packed_bytes(packed)) {
-            return false;
-        }
-        longs == 0
-            || long_views_are_valid(
-                self.long[..longs].iter().map(|&i| batch[usize::from(i)]),
-                buffers,
-            )
+        (bad_padding, packed, longs)
     }
 
     /// The first `views` packed views as bytes, in the order of Arrow's layout.
@@ -744,32 +748,60 @@ impl Batch {
     }
 }
 
-/// Are all the long `views` good? Consecutive long views that are contiguous in one buffer
-/// are validated as one span, with the boundary test on their prefixes.
+/// Are the long views of `batch` whose indices are `long` good? Consecutive long views
+/// that are contiguous in one buffer are validated as one span (see [`span_is_valid`]).
+/// The bounds are checked first, without touching the data.
 #[inline]
-fn long_views_are_valid<'a, B: AsRef<[u8]>>(
-    views: impl Iterator<Item = u128>,
-    buffers: &'a [B],
-) -> bool {
-    // The pending span: its buffer, start and end.
-    let mut span: Option<(&'a [u8], usize, usize)> = None;
-    for view in views {
-        let Ok((buffer, start, end)) = long_view(view, buffers) else {
-            return false;
-        };
-        let prefix = ((view >> 32) as u32).to_le_bytes();
-        if buffer[start..start + 4] != prefix || scalar::is_continuation(prefix[0]) {
+fn long_views_are_valid<B: AsRef<[u8]>>(batch: &[u128], long: &[u8], buffers: &[B]) -> bool {
+    // The pending span (its buffer's index, start and end) and the position in `long`
+    // of its first view.
+    let mut span: Option<(usize, usize, usize)> = None;
+    let mut span_first = 0;
+    let flush = |(index, start, end): (usize, usize, usize), long: &[u8]| {
+        span_is_valid(batch, long, (buffers[index].as_ref(), start, end))
+    };
+    for (k, &i) in long.iter().enumerate() {
+        let view = batch[usize::from(i)];
+        if long_view(view, buffers).is_err() {
             return false;
         }
-        span = match span {
-            Some((b, first, last)) if last == start && core::ptr::eq(b, buffer) => {
-                Some((b, first, end))
+        let (index, start) = ((view >> 64) as u32 as usize, (view >> 96) as u32 as usize);
+        let end = start + view as u32 as usize;
+        match span {
+            Some((b, first, last)) if last == start && b == index => {
+                span = Some((b, first, end));
             }
-            Some((b, first, last)) if !crate::is_valid(&b[first..last]) => return false,
-            _ => Some((buffer, start, end)),
-        };
+            _ => {
+                if let Some(pending) = span {
+                    if !flush(pending, &long[span_first..k]) {
+                        return false;
+                    }
+                }
+                span = Some((index, start, end));
+                span_first = k;
+            }
+        }
     }
-    span.map_or(true, |(b, first, last)| crate::is_valid(&b[first..last]))
+    span.map_or(true, |pending| flush(pending, &long[span_first..]))
+}
+
+/// Are the long views of `batch` whose indices are `long`, which lie one after the other
+/// in `buffer[start..end]`, good? One kernel call over the span (which brings it into the
+/// cache), then per view the prefix, whose first byte is also the boundary test: no
+/// string may start with a continuation byte.
+#[inline]
+fn span_is_valid(batch: &[u128], long: &[u8], (buffer, start, end): (&[u8], usize, usize)) -> bool {
+    if !crate::is_valid(&buffer[start..end]) {
+        return false;
+    }
+    let mut at = start;
+    long.iter().fold(true, |ok, &i| {
+        let view = batch[usize::from(i)];
+        let prefix = ((view >> 32) as u32).to_le_bytes();
+        let good = buffer[at..at + 4] == prefix && !scalar::is_continuation(prefix[0]);
+        at += view as u32 as usize;
+        ok & good
+    })
 }
 
 /// The buffer and the byte range of a long view, or why it is out of bounds.

@@ -49,7 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // requires every slot to be UTF-8, null or not; with views, a bad view is replaced by
     // the empty string (the view 0) without touching the data.
     let mut views = views;
-    views[0] = u128::from_le_bytes(*b"\x03\x00\x00\x00\xC0\xAFa\x00\x00\x00\x00\x00\x00\x00\x00\x00");
+    views[0] =
+        u128::from_le_bytes(*b"\x03\x00\x00\x00\xC0\xAFa\x00\x00\x00\x00\x00\x00\x00\x00\x00");
     let buffers = vec![Buffer::from(long.as_bytes().to_vec())];
     let mut validity = vec![0u8; 1];
     let bad_rows = columnar::valid_views(&views, &buffers, &mut validity)?;

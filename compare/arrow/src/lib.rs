@@ -143,6 +143,26 @@ pub mod polars {
         !any_invalid
     }
 
+    /// `try_check_offsets`, which `OffsetsBuffer::try_from` runs before `try_check_utf8`
+    /// ever sees the offsets (`crates/polars-arrow/src/offset.rs`): the first is not
+    /// negative and none decreases, in a loop without a break (it vectorizes).
+    #[inline]
+    pub fn try_check_offsets<O: Offset + PartialOrd + Default>(offsets: &[O]) -> bool {
+        let Some(&first) = offsets.first() else {
+            return false;
+        };
+        if first < O::default() {
+            return false;
+        }
+        let mut previous = first;
+        let mut any_invalid = false;
+        for &offset in offsets {
+            any_invalid |= previous > offset;
+            previous = offset;
+        }
+        !any_invalid
+    }
+
     /// `validate_utf8_view` (Polars' `validate_view` with `simdutf8::basic` per view),
     /// which `BinaryViewArrayGeneric::<str>::try_new` runs: per view, the padding of an
     /// inline string; the buffer index, range and prefix of a long one; then its bytes.

@@ -42,20 +42,90 @@ struct Trap {
 }
 
 const TRAPS: &[Trap] = &[
-    Trap { name: "valid rows", values: "cafénaïve".as_bytes(), offsets: &[0, 5, 5, 11], wrong: &[] },
-    Trap { name: "split character", values: b"caf\xC3\xA9", offsets: &[0, 4, 5], wrong: &[("concatenation", true)] },
-    Trap { name: "split 4-byte character", values: "x😀y".as_bytes(), offsets: &[0, 3, 6], wrong: &[("concatenation", true)] },
-    Trap { name: "row starts with continuation after empty row", values: b"ab\xC3\xA9", offsets: &[0, 3, 3, 4], wrong: &[("concatenation", true)] },
-    Trap { name: "invalid bytes outside the span", values: b"\xFF\x80ok\xC3", offsets: &[2, 4], wrong: &[] },
-    Trap { name: "continuation byte after the span", values: b"\xC3\xA9\xA9", offsets: &[0, 2], wrong: &[("polars", false)] },
-    Trap { name: "trailing empty row before a continuation byte", values: b"\xC3\xA9\xA9", offsets: &[0, 2, 2], wrong: &[("polars", false)] },
-    Trap { name: "invalid row", values: b"ok\xFFno", offsets: &[0, 2, 5], wrong: &[] },
-    Trap { name: "truncated last row", values: b"ok\xE2\x82", offsets: &[0, 2, 4], wrong: &[] },
-    Trap { name: "empty rows only", values: b"", offsets: &[0, 0, 0], wrong: &[] },
-    Trap { name: "no rows", values: b"\xFF", offsets: &[0], wrong: &[] },
-    Trap { name: "offset past the end", values: b"abc", offsets: &[0, 4], wrong: &[] },
-    Trap { name: "decreasing offsets", values: b"abc", offsets: &[0, 2, 1, 3], wrong: &[("concatenation", true)] },
-    Trap { name: "negative offset", values: b"abc", offsets: &[-1, 2], wrong: &[] },
+    Trap {
+        name: "valid rows",
+        values: "cafénaïve".as_bytes(),
+        offsets: &[0, 5, 5, 11],
+        wrong: &[],
+    },
+    Trap {
+        name: "split character",
+        values: b"caf\xC3\xA9",
+        offsets: &[0, 4, 5],
+        wrong: &[("concatenation", true)],
+    },
+    Trap {
+        name: "split 4-byte character",
+        values: "x😀y".as_bytes(),
+        offsets: &[0, 3, 6],
+        wrong: &[("concatenation", true)],
+    },
+    Trap {
+        name: "row starts with continuation after empty row",
+        values: b"ab\xC3\xA9",
+        offsets: &[0, 3, 3, 4],
+        wrong: &[("concatenation", true)],
+    },
+    Trap {
+        name: "invalid bytes outside the span",
+        values: b"\xFF\x80ok\xC3",
+        offsets: &[2, 4],
+        wrong: &[],
+    },
+    Trap {
+        name: "continuation byte after the span",
+        values: b"\xC3\xA9\xA9",
+        offsets: &[0, 2],
+        wrong: &[("polars", false)],
+    },
+    Trap {
+        name: "trailing empty row before a continuation byte",
+        values: b"\xC3\xA9\xA9",
+        offsets: &[0, 2, 2],
+        wrong: &[("polars", false)],
+    },
+    Trap {
+        name: "invalid row",
+        values: b"ok\xFFno",
+        offsets: &[0, 2, 5],
+        wrong: &[],
+    },
+    Trap {
+        name: "truncated last row",
+        values: b"ok\xE2\x82",
+        offsets: &[0, 2, 4],
+        wrong: &[],
+    },
+    Trap {
+        name: "empty rows only",
+        values: b"",
+        offsets: &[0, 0, 0],
+        wrong: &[],
+    },
+    Trap {
+        name: "no rows",
+        values: b"\xFF",
+        offsets: &[0],
+        wrong: &[],
+    },
+    Trap {
+        name: "offset past the end",
+        values: b"abc",
+        offsets: &[0, 4],
+        wrong: &[],
+    },
+    Trap {
+        name: "decreasing offsets",
+        values: b"abc",
+        offsets: &[0, 2, 1, 3],
+        wrong: &[("concatenation", true)],
+    },
+    Trap {
+        name: "negative offset",
+        values: b"abc",
+        offsets: &[-1, 2],
+        wrong: &[],
+    },
 ];
 
 #[test]
@@ -103,7 +173,12 @@ fn verdicts_on_the_traps() {
         if let Some(v) = polars {
             assert_eq!(v, expect("polars"), "Polars on {}", trap.name);
         }
-        assert_eq!(concatenation, expect("concatenation"), "concatenation on {}", trap.name);
+        assert_eq!(
+            concatenation,
+            expect("concatenation"),
+            "concatenation on {}",
+            trap.name
+        );
         // Where arrow-rs cannot build the offsets, the layout is malformed.
         if arrow_offsets.is_none() {
             assert!(!want);
@@ -130,14 +205,37 @@ fn verdicts_on_view_traps() {
     let data = arrow_buffer::Buffer::from("0123456789abcdé0123456789abcdef".as_bytes().to_vec());
     let buffers = [data];
     let cases: &[(&str, Vec<u128>, bool)] = &[
-        ("valid", vec![inline("née".as_bytes()), long(16, *b"0123", 0, 0)], true),
+        (
+            "valid",
+            vec![inline("née".as_bytes()), long(16, *b"0123", 0, 0)],
+            true,
+        ),
         // Two long strings, contiguous in the buffer, splitting "é" between them.
-        ("split character across long strings", vec![long(15, *b"0123", 0, 0), long(17, [0xA9, b'0', b'1', b'2'], 0, 15)], false),
+        (
+            "split character across long strings",
+            vec![
+                long(15, *b"0123", 0, 0),
+                long(17, [0xA9, b'0', b'1', b'2'], 0, 15),
+            ],
+            false,
+        ),
         // An inline string cut inside a character, then a long view of 169 bytes (whose
         // first length byte, 0xA9, would complete it if the views were one text).
-        ("truncated inline before length 169", vec![inline(b"abcdefghijk\xC3"), long(169, *b"0123", 0, 0)], false),
-        ("non-zero padding", vec![inline(b"ab") | 1u128 << 127], false),
-        ("buffer index out of bounds", vec![long(16, *b"0123", 1, 0)], false),
+        (
+            "truncated inline before length 169",
+            vec![inline(b"abcdefghijk\xC3"), long(169, *b"0123", 0, 0)],
+            false,
+        ),
+        (
+            "non-zero padding",
+            vec![inline(b"ab") | 1u128 << 127],
+            false,
+        ),
+        (
+            "buffer index out of bounds",
+            vec![long(16, *b"0123", 1, 0)],
+            false,
+        ),
         ("range out of bounds", vec![long(40, *b"0123", 0, 0)], false),
         ("prefix mismatch", vec![long(16, *b"0124", 0, 0)], false),
         ("invalid inline", vec![inline(b"\xC0\xAF")], false),
@@ -148,7 +246,13 @@ fn verdicts_on_view_traps() {
         let ours = utf8check::columnar::validate_views(views, &buffers).is_ok();
         let arrow = arrow::validate_views(views, &buffers);
         let polars = polars::validate_utf8_view(views, &buffers);
-        println!("| {name} | {} | {} | {} | {} |", show(Some(*want)), show(Some(ours)), show(Some(arrow)), show(Some(polars)));
+        println!(
+            "| {name} | {} | {} | {} | {} |",
+            show(Some(*want)),
+            show(Some(ours)),
+            show(Some(arrow)),
+            show(Some(polars))
+        );
         // The data buffer of the long views in "truncated inline before length 169" is too
         // short for 169 bytes: every contender rejects it for that, or for the inline view.
         assert_eq!((ours, arrow, polars), (*want, *want, *want), "{name}");
@@ -159,7 +263,9 @@ fn verdicts_on_view_traps() {
 /// bad byte here and there (not only on hand-picked traps).
 #[test]
 fn contenders_agree_on_random_columns() {
-    let text = "Grüße, Καλημέρα, Здравствуйте, 世界, 🌍🎉! naïve café ".repeat(50).into_bytes();
+    let text = "Grüße, Καλημέρα, Здравствуйте, 世界, 🌍🎉! naïve café "
+        .repeat(50)
+        .into_bytes();
     let words = utf8check_compare_arrow_words(&text);
     let mut seed = 0x1234_5678u64;
     for case in 0..300 {
@@ -174,7 +280,10 @@ fn contenders_agree_on_random_columns() {
             column.values = arrow_buffer::Buffer::from(values.clone());
         }
         let want = oracle(&values, &column.offsets64);
-        assert_eq!(utf8check::columnar::validate_offsets(&values, &column.offsets32).is_ok(), want);
+        assert_eq!(
+            utf8check::columnar::validate_offsets(&values, &column.offsets32).is_ok(),
+            want
+        );
         assert_eq!(arrow::validate(&column.values, &column.arrow32), want);
         assert_eq!(polars::try_check_utf8(&column.offsets64, &values), want);
     }
