@@ -394,7 +394,7 @@ fn structure_error<O: Offset>(values_len: usize, offsets: &[O]) -> Option<Column
         .iter()
         .zip(&offsets[1..])
         .fold(true, |ok, (a, b)| ok & (a <= b));
-    let in_bounds = last.to_index().map_or(false, |end| end <= values_len);
+    let in_bounds = last.to_index().is_some_and(|end| end <= values_len);
     if ascending && in_bounds && !first.is_negative() {
         return None;
     }

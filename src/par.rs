@@ -243,7 +243,7 @@ pub fn validate_offsets_with_piece_len<O: Offset>(
     firsts.push(0);
     for piece in 1..pieces {
         let nominal = start.saturating_add(piece.saturating_mul(piece_len));
-        let row = offsets[..rows].partition_point(|o| o.to_index().map_or(false, |o| o < nominal));
+        let row = offsets[..rows].partition_point(|o| o.to_index().is_some_and(|o| o < nominal));
         let previous = firsts[firsts.len() - 1];
         firsts.push(row.clamp(previous, rows));
     }

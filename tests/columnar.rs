@@ -57,6 +57,18 @@ fn check(what: &str, got: Result<(), ColumnError>, want: &Want) {
     }
 }
 
+/// The number of random cases: fewer where every test runs slowly (unoptimized builds,
+/// sanitizers: `UTF8CHECK_SMALL_TESTS`, set by `.ci/run`, and Miri).
+fn cases(full: usize) -> usize {
+    let small = cfg!(miri)
+        || std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0");
+    if small {
+        full / 10
+    } else {
+        full
+    }
+}
+
 // --- random numbers --------------------------------------------------------------------
 
 struct Rng(u64);
@@ -75,8 +87,8 @@ impl Rng {
     fn chance(&mut self, one_in: usize) -> bool {
         self.below(one_in) == 0
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
     }
 }
 
@@ -121,7 +133,7 @@ fn row(rng: &mut Rng, bad_one_in: usize) -> Vec<u8> {
     };
     for _ in 0..parts {
         if rng.chance(bad_one_in) {
-            out.extend_from_slice(*rng.pick(BAD));
+            out.extend_from_slice(rng.pick(BAD));
         } else {
             out.extend_from_slice(rng.pick(GOOD).as_bytes());
         }
@@ -236,7 +248,7 @@ fn column(rng: &mut Rng, rows: usize, bad_one_in: usize) -> (Vec<u8>, Vec<i128>)
     let mut values = Vec::new();
     // Bytes outside the span: never read, whatever they are.
     for _ in 0..rng.below(4) {
-        values.extend_from_slice(*rng.pick(BAD));
+        values.extend_from_slice(rng.pick(BAD));
     }
     let mut offsets = vec![values.len() as i128];
     for _ in 0..rows {
@@ -244,7 +256,7 @@ fn column(rng: &mut Rng, rows: usize, bad_one_in: usize) -> (Vec<u8>, Vec<i128>)
         offsets.push(values.len() as i128);
     }
     for _ in 0..rng.below(4) {
-        values.extend_from_slice(*rng.pick(BAD));
+        values.extend_from_slice(rng.pick(BAD));
     }
     (values, offsets)
 }
@@ -341,8 +353,7 @@ fn offsets_hand_picked_traps() {
 #[test]
 fn offsets_random_columns() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let cases = if cfg!(miri) { 20 } else { 3000 };
-    for case in 0..cases {
+    for case in 0..cases(3000) {
         let rows = match case % 5 {
             0 => rng.below(4),
             1 => rng.below(40),
@@ -350,7 +361,7 @@ fn offsets_random_columns() {
             3 => 2 * CHUNK_ROWS - 2 + rng.below(5),
             _ => rng.below(1500),
         };
-        let bad_one_in = *rng.pick(&[3, 50, 1000, usize::MAX]);
+        let bad_one_in = rng.pick(&[3, 50, 1000, usize::MAX]);
         let (values, mut offsets) = column(&mut rng, rows, bad_one_in);
         if rng.chance(2) {
             split_a_character(&mut rng, &values, &mut offsets);
@@ -536,7 +547,7 @@ fn views_column(rng: &mut Rng, count: usize, bad_one_in: usize) -> (Vec<u128>, V
             let b = rng.below(buffers.len());
             if rng.chance(8) {
                 // A gap: the next string is not contiguous with the last.
-                buffers[b].extend_from_slice(*rng.pick(BAD));
+                buffers[b].extend_from_slice(rng.pick(BAD));
             }
             let offset = buffers[b].len() as u32;
             buffers[b].extend_from_slice(&s);
@@ -580,7 +591,7 @@ fn spoil_view(rng: &mut Rng, views: &mut [u128], buffers: &mut [Vec<u8>]) {
             let at = o + rng.below(len as usize);
             // (Unless an earlier spoil moved the view out of its buffer.)
             if let Some(byte) = buffers.get_mut(b).and_then(|buffer| buffer.get_mut(at)) {
-                *byte = *rng.pick(&[0x80, 0xA9, 0xC3, 0xFF, 0xE2]);
+                *byte = rng.pick(&[0x80, 0xA9, 0xC3, 0xFF, 0xE2]);
             }
         }
         // An inline string cut inside a character, before a long view whose length byte is a
@@ -601,7 +612,7 @@ fn spoil_view(rng: &mut Rng, views: &mut [u128], buffers: &mut [Vec<u8>]) {
             views[i] = long_view(15, *b"0123", b as u32, offset);
             views[i + 1] = long_view(17, [0xA9, b'0', b'1', b'2'], b as u32, offset + 15);
         }
-        _ => views[i] = inline_view(*rng.pick(BAD)),
+        _ => views[i] = inline_view(rng.pick(BAD)),
     }
 }
 
@@ -641,15 +652,14 @@ fn views_hand_picked() {
 #[test]
 fn views_random_columns() {
     let mut rng = Rng(0xDEAD_BEEF_1234_5678);
-    let cases = if cfg!(miri) { 20 } else { 3000 };
-    for case in 0..cases {
+    for case in 0..cases(3000) {
         let count = match case % 4 {
             0 => rng.below(5),
             1 => VIEW_BATCH - 2 + rng.below(5),
             2 => 3 * VIEW_BATCH + rng.below(3),
             _ => rng.below(300),
         };
-        let bad_one_in = *rng.pick(&[3, 100, usize::MAX]);
+        let bad_one_in = rng.pick(&[3, 100, usize::MAX]);
         let (mut views, mut buffers) = views_column(&mut rng, count, bad_one_in);
         for _ in 0..rng.below(3) {
             spoil_view(&mut rng, &mut views, &mut buffers);
@@ -743,9 +753,9 @@ fn plain_hand_picked() {
 #[test]
 fn plain_random_pages() {
     let mut rng = Rng(42);
-    for case in 0..3000 {
+    for case in 0..cases(3000) {
         let count = if case % 10 == 0 { 3000 } else { rng.below(60) };
-        let bad_one_in = *rng.pick(&[3, 200, usize::MAX]);
+        let bad_one_in = rng.pick(&[3, 200, usize::MAX]);
         let mut page = plain_page(&mut rng, count, bad_one_in);
         let mut num_values = count;
         match rng.below(6) {
