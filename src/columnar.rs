@@ -686,6 +686,8 @@ pub fn validate_views<B: AsRef<[u8]>>(views: &[u128], buffers: &[B]) -> Result<(
 struct Batch {
     /// The batch's inline views that are not ASCII, as little-endian bytes in memory.
     packed: [u128; VIEW_BATCH],
+    /// The indices of the batch's inline views.
+    inline: [u8; VIEW_BATCH],
     /// The indices of the batch's long views.
     long: [u8; VIEW_BATCH],
 }
@@ -694,6 +696,7 @@ impl Batch {
     fn new() -> Batch {
         Batch {
             packed: [0; VIEW_BATCH],
+            inline: [0; VIEW_BATCH],
             long: [0; VIEW_BATCH],
         }
     }
@@ -711,27 +714,30 @@ impl Batch {
         longs == 0 || long_views_are_valid(batch, &self.long[..longs], buffers)
     }
 
-    /// The first pass over a batch: whether an inline view has non-zero padding, and the
-    /// number of inline views that are not ASCII (stored in `packed`) and of long views
-    /// (their indices stored in `long`). No branch per view: the kinds of the views
-    /// alternate unpredictably in real columns.
+    /// The passes over a batch before any kernel call: whether an inline view has
+    /// non-zero padding, and the number of inline views that are not ASCII (stored in
+    /// `packed`) and of long views (their indices stored in `long`). No branch per view:
+    /// the kinds of the views alternate unpredictably in real columns. The first pass
+    /// sorts the views by kind, the second checks the inline ones only.
     #[inline(always)]
     fn scan(&mut self, batch: &[u128]) -> (bool, usize, usize) {
-        let mut bad_padding = false;
-        let mut packed = 0;
-        let mut longs = 0;
+        let (mut inlines, mut longs) = (0, 0);
         for (i, &view) in batch.iter().enumerate() {
-            let len = view as u32;
-            let inline = len <= INLINE_MAX;
-            let kept = if inline { view } else { 0 };
-            // The bits in use end at the string's end: bit 32 + 8 * len (128 for 12 bytes).
-            let used_bits = 128 - kept.leading_zeros();
-            bad_padding |= used_bits > 32 + 8 * len;
-            // The slot is kept (the count advances) only for a view that is not ASCII.
-            self.packed[packed % VIEW_BATCH] = kept.to_le();
-            packed += usize::from(kept & HIGH_BITS != 0);
+            let inline = view as u32 <= INLINE_MAX;
+            self.inline[inlines % VIEW_BATCH] = i as u8;
+            inlines += usize::from(inline);
             self.long[longs % VIEW_BATCH] = i as u8;
             longs += usize::from(!inline);
+        }
+        let mut bad_padding = false;
+        let mut packed = 0;
+        for &i in &self.inline[..inlines] {
+            let view = batch[usize::from(i)];
+            // Bytes after the string (from byte 4 + len, len <= 12) must be zero.
+            bad_padding |= (view >> 32) >> (8 * (view as u32 & 15)) != 0;
+            // The slot is kept (the count advances) only for a view that is not ASCII.
+            self.packed[packed % VIEW_BATCH] = view.to_le();
+            packed += usize::from(view & HIGH_BITS != 0);
         }
         (bad_padding, packed, longs)
     }
@@ -748,49 +754,59 @@ impl Batch {
     }
 }
 
-/// Are the long views of `batch` whose indices are `long` good? Consecutive long views
-/// that are contiguous in one buffer are validated as one span (see [`span_is_valid`]).
-/// The bounds are checked first, without touching the data.
+/// Are the long views of `batch` whose indices are `long` (at least one) good?
+/// Consecutive long views that are contiguous in one buffer form a span: a view that
+/// continues the span costs two comparisons; the span's bounds, bytes and prefixes are
+/// checked once it ends ([`span_is_valid`]).
 #[inline]
 fn long_views_are_valid<B: AsRef<[u8]>>(batch: &[u128], long: &[u8], buffers: &[B]) -> bool {
-    // The pending span (its buffer's index, start and end) and the position in `long`
-    // of its first view.
-    let mut span: Option<(usize, usize, usize)> = None;
-    let mut span_first = 0;
-    let flush = |(index, start, end): (usize, usize, usize), long: &[u8]| {
-        span_is_valid(batch, long, (buffers[index].as_ref(), start, end))
-    };
-    for (k, &i) in long.iter().enumerate() {
-        let view = batch[usize::from(i)];
-        if long_view(view, buffers).is_err() {
+    let view = |k: usize| batch[usize::from(long[k])];
+    // The pending span: its buffer index, start and end, and its first view in `long`.
+    let (mut index, mut start, mut end) = span_of(view(0));
+    let mut first = 0;
+    for k in 1..long.len() {
+        let (i, s, e) = span_of(view(k));
+        if i == index && s == end {
+            end = e;
+            continue;
+        }
+        if !span_is_valid(batch, &long[first..k], buffers, index, start, end) {
             return false;
         }
-        let (index, start) = ((view >> 64) as u32 as usize, (view >> 96) as u32 as usize);
-        let end = start + view as u32 as usize;
-        match span {
-            Some((b, first, last)) if last == start && b == index => {
-                span = Some((b, first, end));
-            }
-            _ => {
-                if let Some(pending) = span {
-                    if !flush(pending, &long[span_first..k]) {
-                        return false;
-                    }
-                }
-                span = Some((index, start, end));
-                span_first = k;
-            }
-        }
+        (index, start, end, first) = (i, s, e, k);
     }
-    span.map_or(true, |pending| flush(pending, &long[span_first..]))
+    span_is_valid(batch, &long[first..], buffers, index, start, end)
+}
+
+/// A long view's buffer index, start and end (which cannot overflow in `u64`).
+#[inline(always)]
+fn span_of(view: u128) -> (u32, u64, u64) {
+    let start = u64::from((view >> 96) as u32);
+    ((view >> 64) as u32, start, start + u64::from(view as u32))
 }
 
 /// Are the long views of `batch` whose indices are `long`, which lie one after the other
-/// in `buffer[start..end]`, good? One kernel call over the span (which brings it into the
-/// cache), then per view the prefix, whose first byte is also the boundary test: no
-/// string may start with a continuation byte.
+/// in `buffers[index][start..end]`, good? The bounds, then one kernel call over the span
+/// (which brings it into the cache), then per view the prefix, whose first byte is also
+/// the boundary test: no string may start with a continuation byte.
 #[inline]
-fn span_is_valid(batch: &[u128], long: &[u8], (buffer, start, end): (&[u8], usize, usize)) -> bool {
+fn span_is_valid<B: AsRef<[u8]>>(
+    batch: &[u128],
+    long: &[u8],
+    buffers: &[B],
+    index: u32,
+    start: u64,
+    end: u64,
+) -> bool {
+    let Some(buffer) = buffers.get(index as usize) else {
+        return false;
+    };
+    let buffer = buffer.as_ref();
+    if end > buffer.len() as u64 {
+        return false;
+    }
+    // `start <= end <= buffer.len()`: both fit in `usize`.
+    let (start, end) = (start as usize, end as usize);
     if !crate::is_valid(&buffer[start..end]) {
         return false;
     }
