@@ -43,7 +43,11 @@
 //!    bounds. It is a branch-free pass over the offsets that the compiler vectorizes.
 //! 2. **One kernel call over the chunk's span** `values[first..last]`, the concatenation
 //!    of its rows, with the crate's SIMD kernel. Bytes outside the span belong to no row
-//!    and are never read.
+//!    and are never read. Before it, std's (vectorized) `is_ascii` tests the span
+//!    [`ASCII_BLOCK`] bytes at a time up to the first block that is not ASCII: the rows
+//!    in that ASCII start are valid whatever their boundaries, so the kernel and the
+//!    boundary test start at the last row that begins there. An ASCII chunk costs one
+//!    ASCII test and nothing else; one that is not ASCII loses a test of 512 bytes.
 //! 3. **The boundary test.** The concatenation can be valid while its rows are not:
 //!    `"caf\xC3"` and `"\xA9"` join into `"café"` (DuckDB fixed exactly this bug; arrow-rs's
 //!    Parquet `DELTA_LENGTH_BYTE_ARRAY` reader checks only the concatenation). So each row
@@ -89,20 +93,22 @@
 //! validator once per view costs more than the check itself. A batch of
 //! [`VIEW_BATCH`] views is handled at once:
 //!
-//! * A branch-free pass over the batch checks the zero padding of every inline view, ors
-//!   the inline views together, and copies them (long views replaced by zeros) into a
-//!   buffer on the stack. An inline view's bytes are its length (0 to 12: four ASCII
-//!   bytes), its string and its zero padding, so this buffer is valid UTF-8 exactly when
-//!   every inline string is: ASCII bytes separate the strings, a string cut short is
-//!   followed by an ASCII byte, and a continuation byte at a string's start follows one.
-//!   If the or'ed views have no byte with its high bit set, every inline string is ASCII
-//!   and the batch needs nothing more; otherwise one kernel call validates the buffer.
-//! * Long views are checked for their buffer index, range and prefix (the prefix must
-//!   equal the first 4 bytes of the data). Builders write consecutive long strings next
-//!   to each other in one buffer, so consecutive views that are contiguous in their
-//!   buffer are validated as one span, with the boundary test of the offsets layout: a
-//!   string must not start with a continuation byte, which is the first byte of its
-//!   prefix, already loaded.
+//! * A first branch-free pass lists the batch's inline views and its long views (their
+//!   kinds alternate unpredictably in real columns: a branch per view would mispredict).
+//! * The inline views: a branch-free pass checks their zero padding and copies those
+//!   with a byte whose high bit is set into a buffer on the stack. An inline view's bytes
+//!   are its length (0 to 12: four ASCII bytes), its string and its zero padding, so the
+//!   buffer is valid UTF-8 exactly when its strings are: ASCII bytes separate the
+//!   strings, a string cut short is followed by an ASCII byte, and a continuation byte at
+//!   a string's start follows one. One kernel call validates the buffer; ASCII views need
+//!   nothing more.
+//! * The long views: builders write consecutive long strings next to each other in one
+//!   buffer, so consecutive long views that are contiguous (same buffer, each starting
+//!   where the last ended) form a span; a view that continues the span costs two
+//!   comparisons. When the span ends, its buffer index and end are checked, one kernel
+//!   call validates it (and brings it into the cache), and then each view's prefix is
+//!   compared with its first 4 bytes. The prefix's first byte is also the boundary test
+//!   of the offsets layout: a string must not start with a continuation byte.
 //!
 //! A batch that fails is checked again one view at a time to find the exact bad view: at
 //! most one batch of work after the error.
@@ -127,6 +133,10 @@ use crate::{dispatch, scalar};
 /// bytes, small enough that the chunk's bytes and offsets stay in the L1 or L2 cache for
 /// the boundary test, and that an error costs at most one chunk of extra work.
 pub const CHUNK_ROWS: usize = 512;
+
+/// The block length of the ASCII test that lets [`validate_offsets`] skip the rows of an
+/// all-ASCII start of a chunk (all of it, in ASCII columns) without the boundary test.
+pub const ASCII_BLOCK: usize = 512;
 
 /// The number of views handled together (see the module documentation).
 pub const VIEW_BATCH: usize = 64;
@@ -431,6 +441,22 @@ unsafe fn first_bad_row<O: Offset>(values: &[u8], offsets: &[O]) -> Option<(usiz
     let rows = offsets.len() - 1;
     let start = offsets[0].as_index();
     let end = offsets[rows].as_index();
+    // Rows that lie in a leading all-ASCII part of the span are valid whatever their
+    // boundaries: skip them, and with them the boundary test's loads.
+    let ascii = ascii_prefix(&values[start..end]);
+    if ascii == end - start {
+        return None;
+    }
+    if ascii > 0 {
+        // The last row that starts in the ASCII part (`start + ascii < end`, so not the
+        // end offset): the rows before it are ASCII.
+        let skip = offsets.partition_point(|o| o.as_index() <= start + ascii) - 1;
+        if skip > 0 {
+            // SAFETY: a suffix of well-formed offsets, with at least 2 (skip < rows).
+            return unsafe { first_bad_row(values, &offsets[skip..]) }
+                .map(|(row, err)| (row + skip, err));
+        }
+    }
     let kernel = dispatch::validate(&values[start..end]);
     // The offsets that start rows inside the span, after the first (which the kernel sees
     // as the span's first byte). Trailing empty rows start at `end`, outside the span.
@@ -445,6 +471,18 @@ unsafe fn first_bad_row<O: Offset>(values: &[u8], offsets: &[O]) -> Option<(usiz
         return None;
     }
     locate_bad_row(values, offsets, kernel)
+}
+
+/// The length of the longest prefix of `span` made of whole all-ASCII blocks of
+/// [`ASCII_BLOCK`] bytes (or all of `span` if it is ASCII): std's `is_ascii`, which is
+/// vectorized, a block at a time, stopping at the first block that is not ASCII.
+#[inline]
+fn ascii_prefix(span: &[u8]) -> usize {
+    let blocks = span
+        .chunks(ASCII_BLOCK)
+        .take_while(|block| block.is_ascii())
+        .count();
+    (blocks * ASCII_BLOCK).min(span.len())
 }
 
 /// Does any of `starts` point at a continuation byte? One load per row, no branch.

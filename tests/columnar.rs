@@ -60,8 +60,7 @@ fn check(what: &str, got: Result<(), ColumnError>, want: &Want) {
 /// The number of random cases: fewer where every test runs slowly (unoptimized builds,
 /// sanitizers: `UTF8CHECK_SMALL_TESTS`, set by `.ci/run`, and Miri).
 fn cases(full: usize) -> usize {
-    let small = cfg!(miri)
-        || std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0");
+    let small = cfg!(miri) || std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0");
     if small {
         full / 10
     } else {
@@ -395,6 +394,41 @@ fn offsets_error_at_every_row_near_chunk_boundaries() {
         let mut broken = offsets.clone();
         broken[r + 1] = broken[r] - 1;
         check_offsets(&values, &broken);
+    }
+}
+
+/// Long all-ASCII starts (which the implementation skips a block of 512 bytes at a
+/// time) followed by every trap, with the row boundaries on both sides of the ASCII
+/// blocks' edges.
+#[test]
+fn offsets_after_ascii_runs() {
+    for ascii_len in [500, 511, 512, 513, 1023, 1024, 1025, 2000] {
+        for row_len in [1, 7, 13, 64] {
+            for trap in [
+                &b"caf\xC3"[..],
+                b"\xA9x",
+                b"\xFF",
+                "é".as_bytes(),
+                b"\xE2\x82",
+            ] {
+                let mut values = vec![b'a'; ascii_len];
+                values.extend_from_slice(trap);
+                values.extend_from_slice("ünï".as_bytes());
+                values.extend_from_slice(&[b'z'; 600]);
+                let len = values.len() as i128;
+                let mut offsets: Vec<i128> = (0..len).step_by(row_len).collect();
+                offsets.push(len);
+                check_offsets(&values, &offsets);
+                // And with a boundary moved into the trap.
+                let mut moved = offsets.clone();
+                if let Some(i) = moved.iter().position(|&o| o > ascii_len as i128) {
+                    if i + 1 < moved.len() && moved[i - 1] <= ascii_len as i128 + 1 {
+                        moved[i] = ascii_len as i128 + 1;
+                        check_offsets(&values, &moved);
+                    }
+                }
+            }
+        }
     }
 }
 

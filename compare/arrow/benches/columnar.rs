@@ -2,7 +2,7 @@
 //!
 //! ```sh
 //! bash benches/corpus/real.sh            # once, in the repository root: target/corpus/real
-//! cd compare/arrow && cargo bench         # or: cargo bench -- offsets | views | errors
+//! cd compare/arrow && cargo bench         # or: cargo bench -- offsets | views | plain | errors
 //! ```
 //!
 //! Columns: the rows are the words of the word lists (`words-*`), the lines of the other
@@ -116,9 +116,73 @@ fn main() {
     if wants("views") {
         bench_views(&kinds);
     }
+    if wants("plain") {
+        bench_plain(&kinds);
+    }
     if wants("errors") {
         bench_errors(&kinds);
     }
+}
+
+/// Parquet PLAIN pages of the same rows (one page per column, as a reader sees a column
+/// chunk's pages back to back): `validate_plain` against a loop that follows the lengths
+/// and validates each value with std or simdutf8 (no library exports a PLAIN check).
+fn bench_plain(kinds: &[Kind]) {
+    println!("## Parquet PLAIN pages (GB/s of page bytes)\n");
+    println!("| column | values | MB | utf8check | per value, std | per value, simdutf8 | utf8check / best |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut ratios = Vec::new();
+    for kind in kinds {
+        for rows in ROWS {
+            let mut page = Vec::new();
+            for r in kind.ranges.iter().cycle().take(rows) {
+                page.extend_from_slice(&(r.len() as u32).to_le_bytes());
+                page.extend_from_slice(&kind.text[r.clone()]);
+            }
+            let page = &page[..];
+            let t = interleave!(rounds(rows), true;
+                || columnar::validate_plain(black_box(page), rows) == Ok(page.len()),
+                || per_value(black_box(page), rows, |v| std::str::from_utf8(v).is_ok()),
+                || per_value(black_box(page), rows, |v| simdutf8::basic::from_utf8(v).is_ok()),
+            );
+            let ratio = t[1].min(t[2]) / t[0];
+            ratios.push(ratio);
+            println!(
+                "| {} | {} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2}x |",
+                kind.name,
+                rows,
+                page.len() as f64 / 1e6,
+                gbps(page.len(), t[0]),
+                gbps(page.len(), t[1]),
+                gbps(page.len(), t[2]),
+                ratio
+            );
+        }
+    }
+    println!(
+        "\nutf8check over the best per-value loop: geometric mean {:.2}x\n",
+        measure::geomean(&ratios)
+    );
+}
+
+/// Follows the lengths of a PLAIN page and validates each value with `validate`.
+#[inline(always)]
+fn per_value(page: &[u8], values: usize, validate: impl Fn(&[u8]) -> bool) -> bool {
+    let mut pos = 0;
+    for _ in 0..values {
+        let Some(len) = page.get(pos..pos + 4) else {
+            return false;
+        };
+        let len = u32::from_le_bytes(len.try_into().unwrap()) as usize;
+        let Some(value) = page.get(pos + 4..pos + 4 + len) else {
+            return false;
+        };
+        if !validate(value) {
+            return false;
+        }
+        pos += 4 + len;
+    }
+    true
 }
 
 fn bench_offsets(kinds: &[Kind]) {
