@@ -131,14 +131,18 @@ use crate::{dispatch, scalar};
 ///
 /// Large enough that the call and its start and end cost little even for rows of a few
 /// bytes, small enough that the chunk's bytes and offsets stay in the L1 or L2 cache for
-/// the boundary test, and that an error costs at most one chunk of extra work.
+/// the boundary test, and that an error costs at most one chunk of extra work. (A
+/// parameter of the implementation, public for tests that aim at its edges; it may
+/// change.)
 pub const CHUNK_ROWS: usize = 512;
 
 /// The block length of the ASCII test that lets [`validate_offsets`] skip the rows of an
 /// all-ASCII start of a chunk (all of it, in ASCII columns) without the boundary test.
+/// (A parameter of the implementation; it may change.)
 pub const ASCII_BLOCK: usize = 512;
 
-/// The number of views handled together (see the module documentation).
+/// The number of views handled together (see the module documentation). (A parameter of
+/// the implementation, public for tests that aim at its edges; it may change.)
 pub const VIEW_BATCH: usize = 64;
 
 /// Runs of Parquet values validated together are flushed when they reach this length, so
