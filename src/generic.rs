@@ -15,14 +15,28 @@
 //!   shifts between registers ([`check_in_registers`]), with zeros (ASCII) before the
 //!   input.
 //!
-//! # Blocks and the ASCII fast path
-//! The main loop takes 64-byte blocks, in groups of four whose error bits are tested once.
-//! An all-ASCII block cannot contain an error, but it ends any sequence left open by the
-//! three bytes before it: that is checked only where a run of ASCII blocks begins, so pure
-//! ASCII costs two loads, an OR and a test per block.
+//! # The main loop: windows of blocks, and the ASCII decision
+//! The main loop takes windows of 64-byte blocks (16 per window, then 4) and tests their
+//! error bits once per window. An all-ASCII block cannot contain an error, but it ends any
+//! sequence left open by the three bytes before it. Real text is mostly ASCII with
+//! non-ASCII words scattered through it, so the question is how to pay for the full check
+//! only where it is needed without paying more for deciding where. A branch per block
+//! ("is it ASCII?") is cheap where it is predicted, and a misprediction costs more than
+//! checking a block; so the loop checks each window one of three ways, chosen from the
+//! shape of the window before it (see [`Way`]):
+//!
+//! * *mixed* text (ASCII and non-ASCII blocks alternating without a pattern, as in
+//!   prose in Latin scripts, HTML, man pages): a mask of the window's non-ASCII blocks
+//!   and a loop over its set bits, with no branch per block ([`check_by_mask`]);
+//! * *dense* text (no ASCII block), and blocks in a pattern that repeats from window to
+//!   window: a branch per block, which the predictor gets right ([`check_by_branches`]);
+//! * *sparse* text (at most one non-ASCII block per window): ASCII blocks skipped two at
+//!   a time, then a branch per block from the first that is not ASCII.
+//!
+//! `docs/design.md` has the measurements behind this.
 //!
 //! # The end of the input
-//! The bytes after the last whole group are checked a register at a time, the last
+//! The bytes after the last whole window are checked a register at a time, the last
 //! register ending exactly at the end of the input (overlapping the one before it:
 //! checking a byte twice is harmless, the check being local). One saturating subtraction
 //! of that register against [`Constants::max_at_end`] then finds a sequence left
@@ -36,7 +50,7 @@
 //!   that never touch a byte outside the slice ([`Vector::load_partial`]), zero-padded;
 //!   the padding doubles as the end check, as an unfinished sequence is followed by a
 //!   zero, which the pair check rejects;
-//! * under `BYTES + GROUP * BLOCK` bytes, too short for one group of the main loop
+//! * under `BYTES + NARROW * BLOCK` bytes, too short for one window of the main loop
 //!   ([`validate_medium`]): one ASCII test of the whole input, then every register
 //!   checked without further branches and one error test;
 //! * longer: the first register, the main loop, the end.
@@ -207,21 +221,24 @@ unsafe fn check_block<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
     }
 }
 
-/// Are the `LEN` bytes at `ptr` all ASCII? (`LEN` is a multiple of `BYTES`.)
+/// Are the `len` bytes at `ptr` all ASCII? (`len` is a multiple of `BYTES`, and a
+/// constant where this is inlined, so that the loop unrolls.)
 ///
 /// # Safety
-/// `ptr .. ptr + LEN` must be in bounds, and the CPU must support `V`.
+/// `ptr .. ptr + len` must be in bounds, and the CPU must support `V`.
 #[inline(always)]
-unsafe fn is_ascii<V: Vector, const LEN: usize>(ptr: *const u8) -> bool {
-    // SAFETY: the loads cover `ptr .. ptr + LEN` (the caller's guarantee).
+unsafe fn is_ascii<V: Vector>(ptr: *const u8, len: usize) -> bool {
+    // SAFETY: the loads cover `ptr .. ptr + len` (the caller's guarantee).
     unsafe {
-        let mut any = V::load(ptr);
+        // Two chains of ORs rather than one: over a window the latency of one chain
+        // would bound the loop.
+        let mut any = [V::load(ptr), V::splat(0)];
         let mut offset = V::BYTES;
-        while offset < LEN {
-            any = any.or(V::load(ptr.add(offset)));
+        while offset < len {
+            any[offset / V::BYTES % 2] = any[offset / V::BYTES % 2].or(V::load(ptr.add(offset)));
             offset += V::BYTES;
         }
-        any.is_ascii()
+        any[0].or(any[1]).is_ascii()
     }
 }
 
@@ -258,10 +275,10 @@ unsafe fn skip_ascii_blocks<V: Vector>(bytes: &[u8], mut pos: usize) -> usize {
     // SAFETY: each test reads `pos .. pos + 2 * BLOCK` (or `pos + BLOCK`) right after
     // checking that it lies within `bytes`; the CPU supports `V` (caller's guarantee).
     unsafe {
-        while pos + 2 * BLOCK <= bytes.len() && is_ascii::<V, { 2 * BLOCK }>(ptr.add(pos)) {
+        while pos + 2 * BLOCK <= bytes.len() && is_ascii::<V>(ptr.add(pos), 2 * BLOCK) {
             pos += 2 * BLOCK;
         }
-        if pos + BLOCK <= bytes.len() && is_ascii::<V, BLOCK>(ptr.add(pos)) {
+        if pos + BLOCK <= bytes.len() && is_ascii::<V>(ptr.add(pos), BLOCK) {
             pos += BLOCK;
         }
     }
@@ -364,7 +381,7 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
     }
 }
 
-/// Inputs too short for the main loop, `BYTES + 3 .. BYTES + GROUP * BLOCK` bytes (JSON
+/// Inputs too short for the main loop, `BYTES + 3 .. BYTES + NARROW * BLOCK` bytes (JSON
 /// fields, protocol tokens, short lines): one ASCII test, then every register checked
 /// without further branches and one error test. The first register takes "zeros before
 /// the input" from a register; the others read the bytes before them from memory, the
@@ -385,7 +402,7 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
             // bytes after the last whole block, if any.
             let len = bytes.len();
             let mut pos = 0;
-            while pos + BLOCK <= len && is_ascii::<V, BLOCK>(bytes.as_ptr().add(pos)) {
+            while pos + BLOCK <= len && is_ascii::<V>(bytes.as_ptr().add(pos), BLOCK) {
                 pos += BLOCK;
             }
             pos == len || (pos + BLOCK > len && is_ascii_from::<V>(bytes, pos))
@@ -421,9 +438,202 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
     }
 }
 
-/// Blocks per error test in the main loop: the error bits of four blocks are ORed
-/// together and tested once (an invalid block is found at most 192 bytes late).
-const GROUP: usize = 4;
+/// Blocks per window of the main loop: 16 (1 KiB) while they fit, then 4, then the
+/// tail. The error bits of a window are tested once, so an error is found at most one
+/// window late; the smaller windows keep inputs of a few KiB from leaving up to a KiB
+/// to the tail, which checks every register.
+const WIDE: usize = 16;
+const NARROW: usize = 4;
+
+/// A register of `0xFF` bytes if `cond`, else of zeros: selects a check without a branch.
+///
+/// # Safety
+/// The CPU must support `V`.
+#[inline(always)]
+unsafe fn keep_if<V: Vector>(cond: bool) -> V {
+    // SAFETY: the CPU supports `V` (caller's guarantee).
+    unsafe { V::splat((cond as u8).wrapping_neg()) }
+}
+
+/// The blocks of a window that are not all ASCII, bit `i` for block `i`.
+type BlockMask = u32;
+
+/// Checks the non-ASCII blocks of a window of `W` blocks at `pos` (not all ASCII) without
+/// a branch per block: a mask of the blocks that are not ASCII, and a loop over its set
+/// bits. The loop has one branch that depends on the data, its exit. Where ASCII and
+/// non-ASCII blocks alternate without a pattern (prose in Latin scripts, HTML, man
+/// pages, word lists), a branch per block is mispredicted at about every other switch,
+/// and each misprediction costs more than checking a block.
+///
+/// An ASCII block ends any sequence the bytes before it started: where block `i + 1` is
+/// ASCII and block `i` is not (and at the start of the window), the end check of the
+/// register before it is kept, selected by [`keep_if`] instead of a branch.
+///
+/// Returns the window's error bits and its mask.
+///
+/// # Safety
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn check_by_mask<V: Vector, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> (V, BlockMask) {
+    // SAFETY: every block read lies within `pos .. pos + W * BLOCK`, within `bytes`, and
+    // the three bytes and the register before each block and each end check lie at or
+    // after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        let p = bytes.as_ptr().add(pos);
+        let mut non_ascii: BlockMask = 0;
+        for i in 0..W {
+            non_ascii |= BlockMask::from(!is_ascii::<V>(p.add(i * BLOCK), BLOCK)) << i;
+        }
+        let mut errors = unfinished_before(k, bytes, pos).and(keep_if(non_ascii & 1 == 0));
+        let mut todo = non_ascii;
+        while todo != 0 {
+            let i = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            errors = errors.or(check_block(k, p.add(i * BLOCK)));
+            // The block after the window is the next window's (or the tail's) to judge.
+            if i + 1 < W {
+                let next_is_ascii = non_ascii >> (i + 1) & 1 == 0;
+                let end = unfinished_before(k, bytes, pos + (i + 1) * BLOCK);
+                errors = errors.or(end.and(keep_if(next_is_ascii)));
+            }
+        }
+        (errors, non_ascii)
+    }
+}
+
+/// Checks a window of `W` blocks at `pos` with a branch per block, where those branches
+/// will be predicted: in dense text (no ASCII block at all: Cyrillic, Greek, CJK, Czech
+/// prose), in sparse text (at most one non-ASCII block per window: code, logs, English
+/// with the odd name), and where the pattern of ASCII and non-ASCII blocks repeats from
+/// window to window. There this costs less than building the mask: an ASCII block costs
+/// its test and one OR of the end check of the last non-ASCII block (`pending`).
+///
+/// Returns the window's error bits and its mask.
+///
+/// # Safety
+/// As [`check_by_mask`].
+#[inline(always)]
+unsafe fn check_by_branches<V: Vector, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> (V, BlockMask) {
+    // SAFETY: as in `check_by_mask` (caller's guarantee).
+    unsafe {
+        let mut errors = V::splat(0);
+        // Nonzero where a sequence started before the current block needs more bytes than
+        // the bytes before it hold: an error if the block is ASCII.
+        let mut pending = unfinished_before(k, bytes, pos);
+        let mut non_ascii: BlockMask = 0;
+        for i in 0..W {
+            let block = pos + i * BLOCK;
+            if is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
+                errors = errors.or(pending);
+            } else {
+                non_ascii |= 1 << i;
+                errors = errors.or(check_block(k, bytes.as_ptr().add(block)));
+                pending = unfinished_before(k, bytes, block + BLOCK);
+            }
+        }
+        (errors, non_ascii)
+    }
+}
+
+/// How the main loop checks its next window, chosen from the shape of the last ones.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Way {
+    /// Sparse text (at most one non-ASCII block in the last window): skip the ASCII
+    /// blocks in a tight loop, then [`check_by_branches`] from the first block that is not
+    /// ASCII.
+    AsciiFirst,
+    /// [`check_by_branches`]: dense text, sparse text, or a repeated pattern.
+    Branches,
+    /// [`check_by_mask`]: ASCII and non-ASCII blocks mixed without a pattern.
+    Mask,
+}
+
+/// The main loop's choice of [`Way`]. It changes only on evidence of more than one
+/// window (a change of way is itself a branch that is mispredicted), and keeps the masks
+/// of the last non-ASCII windows: a mask seen again is a pattern that the branch
+/// predictor has learned.
+struct Mode {
+    way: Way,
+    /// Newest first.
+    recent: [BlockMask; 4],
+}
+
+impl Mode {
+    #[inline(always)]
+    fn new() -> Mode {
+        Mode {
+            way: Way::AsciiFirst,
+            recent: [0; 4],
+        }
+    }
+
+    /// Chooses the way of the next window from the mask of the last one.
+    #[inline(always)]
+    fn update(&mut self, mask: BlockMask, full: BlockMask) {
+        if mask.count_ones() <= 1 {
+            self.way = Way::AsciiFirst;
+            return;
+        }
+        self.way = if mask == full || self.recent.contains(&mask) {
+            Way::Branches
+        } else {
+            Way::Mask
+        };
+        self.recent = [mask, self.recent[0], self.recent[1], self.recent[2]];
+    }
+}
+
+/// Checks the windows of `W` blocks from `pos` on while they fit. Returns the position
+/// after the last window, or `Err(window start)` at the first window with an error.
+///
+/// # Safety
+/// `BYTES <= pos`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn windows<V: Vector, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    mut pos: usize,
+    mode: &mut Mode,
+) -> Result<usize, usize> {
+    let full: BlockMask = if W == 32 { !0 } else { (1 << W) - 1 };
+    while pos + W * BLOCK <= bytes.len() {
+        // SAFETY: `BYTES <= pos` and `pos + W * BLOCK <= len`, so the window and the
+        // register before it are in bounds; the CPU supports `V`.
+        let (errors, mask) = unsafe {
+            match mode.way {
+                Way::AsciiFirst => {
+                    let next = skip_ascii_blocks::<V>(bytes, pos);
+                    if next != pos {
+                        // The skipped ASCII blocks end any sequence started before them.
+                        if ends_incomplete(k, bytes, pos) {
+                            return Err(pos);
+                        }
+                        pos = next;
+                        continue;
+                    }
+                    check_by_branches::<V, W>(k, bytes, pos)
+                }
+                Way::Branches => check_by_branches::<V, W>(k, bytes, pos),
+                Way::Mask => check_by_mask::<V, W>(k, bytes, pos),
+            }
+        };
+        mode.update(mask, full);
+        // SAFETY: the CPU supports `V`.
+        if !unsafe { errors.is_zero() } {
+            return Err(pos);
+        }
+        pos += W * BLOCK;
+    }
+    Ok(pos)
+}
 
 /// Validates `bytes`: `Ok(())` if it is UTF-8, else `Err(checkpoint)` with no rule broken
 /// before `checkpoint` (see the module documentation).
@@ -445,7 +655,7 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if len <= BLOCK {
             return validate_medium::<V>(bytes);
         }
-        if len < V::BYTES + GROUP * BLOCK {
+        if len < V::BYTES + NARROW * BLOCK {
             return validate_medium::<V>(bytes);
         }
         let k = Constants::<V>::new();
@@ -454,38 +664,32 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if !first.is_ascii() && !check_in_registers(&k, first, V::splat(0)).is_zero() {
             return Err(0);
         }
-        // Groups of blocks. `pos >= BYTES >= 3` throughout, so the three bytes (and the
-        // register) before each block are in bounds, and `pos + GROUP * BLOCK <= len`
-        // covers the blocks.
-        let mut pos = V::BYTES;
-        'groups: while pos + GROUP * BLOCK <= len {
-            let group_start = pos;
-            let mut errors = V::splat(0);
-            for _ in 0..GROUP {
-                if is_ascii::<V, BLOCK>(ptr.add(pos)) {
-                    if !errors.is_zero() {
-                        return Err(group_start);
-                    }
-                    // An ASCII block cannot hold an error, but it ends any sequence that
-                    // the bytes before it started.
-                    if ends_incomplete(&k, bytes, pos) {
-                        return Err(pos);
-                    }
-                    pos = skip_ascii_blocks::<V>(bytes, pos + BLOCK);
-                    continue 'groups;
-                }
-                errors = errors.or(check_block(&k, ptr.add(pos)));
-                pos += BLOCK;
-            }
-            if !errors.is_zero() {
-                return Err(group_start);
-            }
-        }
-        // Fewer than `GROUP * BLOCK` bytes are left; `len >= BYTES + 3`.
+        // `pos >= BYTES >= 3` from here on, so the three bytes (and the register) before
+        // each block are in bounds.
+        let mut mode = Mode::new();
+        let pos = windows::<V, WIDE>(&k, bytes, V::BYTES, &mut mode)?;
+        let pos = windows::<V, NARROW>(&k, bytes, pos, &mut Mode::new())?;
+        // Fewer than `NARROW * BLOCK` bytes are left; `len >= BYTES + 3`.
         match tail_has_errors(&k, bytes, pos) {
             true => Err(pos),
             false => Ok(()),
         }
+    }
+}
+
+/// [`crate::from_utf8`] with this kernel: the exact result itself, so that the caller
+/// keeps nothing alive across the call (the slice is turned into a `&str` here, and the
+/// exact error is found here, out of line).
+///
+/// # Safety
+/// The CPU must support `V`.
+#[inline(always)]
+pub(crate) unsafe fn from_utf8<V: Vector>(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
+    // SAFETY: the CPU supports `V` (caller's guarantee).
+    match unsafe { validate::<V>(bytes) } {
+        // SAFETY: the kernel found no error: `bytes` is UTF-8.
+        Ok(()) => Ok(unsafe { core::str::from_utf8_unchecked(bytes) }),
+        Err(checkpoint) => crate::scalar::str_or_error(bytes, checkpoint),
     }
 }
 

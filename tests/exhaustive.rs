@@ -74,21 +74,33 @@ fn par_for(n: usize, f: impl Fn(usize) + Sync) {
     });
 }
 
-/// An input of ASCII filler with room for a sequence at `offset`.
+/// Where a sequence goes: an offset in a background input.
+type Placement = (usize, Vec<u8>);
+
+/// Placements at `(offset, len)` in ASCII filler of `len` bytes.
+fn in_filler(placements: &[(usize, usize)]) -> Vec<Placement> {
+    placements
+        .iter()
+        .map(|&(offset, len)| (offset, filler(len)))
+        .collect()
+}
+
+/// An input with room for a sequence at `offset`.
 struct Slot {
     offset: usize,
     input: Vec<u8>,
 }
 
 impl Slot {
-    fn all(placements: &[(usize, usize)], seq_len: usize) -> Vec<Slot> {
+    fn all(placements: &[Placement], seq_len: usize) -> Vec<Slot> {
         placements
             .iter()
-            .map(|&(offset, len)| {
+            .map(|(offset, input)| {
+                let (offset, len) = (*offset, input.len());
                 assert!(offset + seq_len <= len, "{offset} + {seq_len} > {len}");
                 Slot {
                     offset,
-                    input: filler(len),
+                    input: input.clone(),
                 }
             })
             .collect()
@@ -109,7 +121,7 @@ impl Slot {
 
 /// Places every sequence of `N` bytes at each `(offset, len)` of `placements` and checks
 /// it. The first byte is spread over the cores.
-fn check_every_sequence<const N: usize>(placements: &[(usize, usize)], dispatched: bool) {
+fn check_every_sequence<const N: usize>(placements: &[Placement], dispatched: bool) {
     let kernels = kernels();
     par_for(256, |first| {
         let mut slots = Slot::all(placements, N);
@@ -125,12 +137,13 @@ fn check_every_sequence<const N: usize>(placements: &[(usize, usize)], dispatche
     });
 }
 
-/// Every offset of a sequence of `n` bytes in inputs of these lengths.
-fn every_offset(lengths: &[usize], n: usize) -> Vec<(usize, usize)> {
-    lengths
+/// Every offset of a sequence of `n` bytes in ASCII filler of these lengths.
+fn every_offset(lengths: &[usize], n: usize) -> Vec<Placement> {
+    let offsets: Vec<(usize, usize)> = lengths
         .iter()
         .flat_map(|&len| (0..=len - n).map(move |offset| (offset, len)))
-        .collect()
+        .collect();
+    in_filler(&offsets)
 }
 
 /// A long input: past the first register and several 64-byte blocks of the main loop
@@ -169,7 +182,7 @@ fn every_pair_at_every_offset() {
 fn every_triple_across_boundaries() {
     // Across a boundary means both splits, 1 + 2 and 2 + 1 bytes.
     check_every_sequence::<3>(
-        &[
+        &in_filler(&[
             // The whole input: its start and end in one partial register.
             (0, 3),
             // A short input: across 16 and 32, and at the end.
@@ -182,7 +195,7 @@ fn every_triple_across_boundaries() {
             (62, LONG),
             (63, LONG),
             (LONG - 3, LONG),
-        ],
+        ]),
         false,
     );
 }
@@ -196,9 +209,8 @@ const CLASSES: [u8; 18] = [
 
 /// Places every sequence of `N` bytes from `CLASSES` at every offset of inputs of
 /// every length in `lengths`.
-fn check_class_sequences<const N: usize>(lengths: &[usize]) {
+fn check_class_sequences<const N: usize>(placements: &[Placement]) {
     let kernels = kernels();
-    let placements = every_offset(lengths, N);
     let count = CLASSES.len().pow(N as u32);
     par_for(placements.len(), |p| {
         let mut slot = Slot::all(&placements[p..=p], N).pop().unwrap();
@@ -217,14 +229,14 @@ fn triples_of_byte_classes_at_every_offset() {
     let mut lengths: Vec<usize> = (3..=67).collect();
     lengths.extend([MEDIUM, LONG]);
     lengths.extend(MAIN_LOOP_EDGES);
-    check_class_sequences::<3>(&lengths);
+    check_class_sequences::<3>(&every_offset(&lengths, 3));
 }
 
 #[test]
 fn four_byte_leads_with_continuation_classes() {
     // Every lead F0..=FF, every second byte, classes for the third and fourth: across a
     // boundary in all three splits, at the start and at the end.
-    let placements = [
+    let placements = in_filler(&[
         (0, 4),
         (13, 40),
         (14, 40),
@@ -238,7 +250,7 @@ fn four_byte_leads_with_continuation_classes() {
         (62, LONG),
         (63, LONG),
         (LONG - 4, LONG),
-    ];
+    ]);
     let kernels = kernels();
     par_for(16 * 256, |i| {
         let (lead, second) = (0xF0 + (i >> 8) as u8, i as u8);
@@ -252,7 +264,7 @@ fn four_byte_leads_with_continuation_classes() {
         }
     });
     // Every sequence of four classes at every offset of a few lengths.
-    check_class_sequences::<4>(&[4, 19, 35, 50]);
+    check_class_sequences::<4>(&every_offset(&[4, 19, 35, 50], 4));
 }
 
 /// Long texts of three shapes: multilingual, only multi-byte characters, and long ASCII
@@ -318,4 +330,108 @@ fn every_truncation_of_multilingual_text() {
             }
         });
     }
+}
+
+/// How the main loop checks a window, chosen from the window before it (`src/generic.rs`):
+/// the test sets up the window before the one under test to force each way.
+#[derive(Copy, Clone, Debug)]
+enum Way {
+    /// After a window with at most one non-ASCII block: ASCII blocks skipped in a loop,
+    /// then a branch per block.
+    AsciiFirst,
+    /// After a window with no ASCII block: a branch per block.
+    Branches,
+    /// After a window of mixed blocks: the mask of the non-ASCII blocks, a loop over it.
+    Mask,
+}
+
+/// A non-ASCII character for the background, put in the middle of a block (away from the
+/// block boundaries where the sequences under test go).
+const E_ACUTE: &[u8] = "é".as_bytes();
+
+/// Backgrounds and offsets that place a sequence of `n` bytes at, and across, the block
+/// boundaries of the window under test: the second window of `window_blocks` blocks (16:
+/// the main loop's wide windows, followed by a narrow one; 4: its narrow windows, in an
+/// input too short for a wide one), after the first register of 16 or 32 bytes (so that
+/// the boundaries are block boundaries for every kernel). The window before it is set up
+/// to make the loop check it each [`Way`]; the blocks on either side of each boundary are
+/// ASCII apart from the sequence, or hold an `é` (a switch between ASCII and non-ASCII
+/// blocks at every block position). `keep(way, boundary, before, after)` picks the
+/// placements: `boundary` is the index within the window (0 is its start,
+/// `window_blocks` its end), `before` and `after` say whether the blocks on either side
+/// hold an `é`.
+fn window_placements(
+    window_blocks: usize,
+    n: usize,
+    keep: impl Fn(Way, usize, bool, bool) -> bool,
+) -> Vec<Placement> {
+    let window = window_blocks * 64;
+    let mut placements = Vec::new();
+    for first in [16, 32] {
+        // Window 0 (the set-up), window 1 (under test), a window after it, a tail.
+        let len = first + 2 * window + 4 * 64 + 40;
+        for way in [Way::AsciiFirst, Way::Branches, Way::Mask] {
+            let mut background = filler(len);
+            let set_up: Vec<usize> = match way {
+                Way::AsciiFirst => vec![],
+                Way::Branches => (0..window_blocks).collect(),
+                Way::Mask => vec![0, 2],
+            };
+            for block in set_up {
+                let at = first + block * 64 + 30;
+                background[at..at + 2].copy_from_slice(E_ACUTE);
+            }
+            for index in 0..=window_blocks {
+                let boundary = first + window + index * 64;
+                for (before, after) in [(false, false), (false, true), (true, false), (true, true)]
+                {
+                    if !keep(way, index, before, after) {
+                        continue;
+                    }
+                    let mut input = background.clone();
+                    if before {
+                        input[boundary - 34..boundary - 32].copy_from_slice(E_ACUTE);
+                    }
+                    if after {
+                        input[boundary + 30..boundary + 32].copy_from_slice(E_ACUTE);
+                    }
+                    // Ending at the boundary, across it in every split, starting at it.
+                    for offset in boundary - n..=boundary {
+                        placements.push((offset, input.clone()));
+                    }
+                }
+            }
+        }
+    }
+    placements
+}
+
+#[test]
+fn every_pair_across_window_blocks() {
+    check_every_sequence::<2>(&window_placements(4, 2, |_, _, _, _| true), true);
+}
+
+#[test]
+fn class_triples_across_window_blocks() {
+    let mut placements = window_placements(4, 3, |_, _, _, _| true);
+    placements.extend(window_placements(16, 3, |_, _, _, _| true));
+    check_class_sequences::<3>(&placements);
+}
+
+#[test]
+fn every_triple_across_a_window_block() {
+    // A boundary inside a window checked by its mask, with ASCII blocks around, both
+    // splits (the first register of 16 or 32 bytes makes it a block boundary for every
+    // kernel).
+    let placements: Vec<Placement> = window_placements(4, 3, |way, boundary, before, after| {
+        matches!(way, Way::Mask) && boundary == 1 && !before && !after
+    })
+    .into_iter()
+    .filter(|(offset, input)| {
+        let boundary = input.len() - 40 - 4 * 64 - 256 + 64;
+        *offset == boundary - 1 || *offset == boundary - 2
+    })
+    .collect();
+    assert_eq!(placements.len(), 4);
+    check_every_sequence::<3>(&placements, false);
 }
