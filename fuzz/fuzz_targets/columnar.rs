@@ -64,12 +64,24 @@ fn check_as<O: Offset + TryFrom<i128>>(
     whys: &[Option<Why>],
     piece_len: usize,
 ) {
-    let Ok(offsets) = wide.iter().map(|&o| O::try_from(o)).collect::<Result<Vec<O>, _>>() else {
+    let Ok(offsets) = wide
+        .iter()
+        .map(|&o| O::try_from(o))
+        .collect::<Result<Vec<O>, _>>()
+    else {
         return;
     };
     let want = first(whys);
-    check("validate_offsets", columnar::validate_offsets(values, &offsets), &want);
-    check("par::validate_offsets", utf8check::par::validate_offsets(values, &offsets), &want);
+    check(
+        "validate_offsets",
+        columnar::validate_offsets(values, &offsets),
+        &want,
+    );
+    check(
+        "par::validate_offsets",
+        utf8check::par::validate_offsets(values, &offsets),
+        &want,
+    );
     check(
         "par::validate_offsets_with_piece_len",
         utf8check::par::validate_offsets_with_piece_len(values, &offsets, piece_len),
@@ -118,7 +130,11 @@ fn views(pairs: &[u8], text: &[u8]) {
         pos += len - len * usize::from(c >> 7) / 2;
     }
     let whys: Vec<Option<Why>> = views.iter().map(|&v| view(v, &buffers)).collect();
-    check("validate_views", columnar::validate_views(&views, &buffers), &first(&whys));
+    check(
+        "validate_views",
+        columnar::validate_views(&views, &buffers),
+        &first(&whys),
+    );
     for fill in [0x00, 0xFF] {
         let mut validity = vec![fill; views.len() / 8 + 1];
         let got = columnar::valid_views(&views, &buffers, &mut validity);
@@ -129,8 +145,13 @@ fn views(pairs: &[u8], text: &[u8]) {
 fn pages(mode: u8, lengths: &[u8], text: &[u8]) {
     // The raw text as a page.
     for num_values in [0, 1, 2, usize::from(mode / 3)] {
-        let got = columnar::validate_plain(text, num_values).map_err(utf8check_fuzz::columnar::parts);
-        assert_eq!(got, plain(text, num_values), "validate_plain(raw, {num_values})");
+        let got =
+            columnar::validate_plain(text, num_values).map_err(utf8check_fuzz::columnar::parts);
+        assert_eq!(
+            got,
+            plain(text, num_values),
+            "validate_plain(raw, {num_values})"
+        );
     }
     // A page of values cut from the text, with real lengths.
     let mut page = Vec::new();
@@ -147,7 +168,12 @@ fn pages(mode: u8, lengths: &[u8], text: &[u8]) {
     }
     let count = lengths.len();
     for num_values in [count, count + 1, usize::from(mode / 3) % (count + 1)] {
-        let got = columnar::validate_plain(&page, num_values).map_err(utf8check_fuzz::columnar::parts);
-        assert_eq!(got, plain(&page, num_values), "validate_plain(page, {num_values})");
+        let got =
+            columnar::validate_plain(&page, num_values).map_err(utf8check_fuzz::columnar::parts);
+        assert_eq!(
+            got,
+            plain(&page, num_values),
+            "validate_plain(page, {num_values})"
+        );
     }
 }
