@@ -104,8 +104,8 @@ pub mod polars {
     /// `simdutf8::basic` and no offset below `values.len()` (up to the last such one) at a
     /// continuation byte.
     ///
-    /// Note the last test reads `values[offset]` for offsets equal to the span's end when
-    /// that is below `values.len()`: a byte that belongs to no row.
+    /// Note the last test reads `values[end]`, the byte right after the span, whenever
+    /// the span ends before `values.len()`: a byte that belongs to no row.
     #[inline]
     pub fn try_check_utf8<O: Offset>(offsets: &[O], values: &[u8]) -> bool {
         if offsets.len() == 1 {

@@ -6,9 +6,8 @@
 //! Where they differ:
 //! * the split character (`"caf\xC3"` + `"\xA9"`): only the naive concatenation check
 //!   accepts it;
-//! * a continuation byte right after the span, where a trailing empty row "starts":
-//!   Polars' `try_check_utf8` reads that byte (which belongs to no row) and rejects a
-//!   valid column;
+//! * a continuation byte right after the span: Polars' `try_check_utf8` tests the byte
+//!   at the last offset too (which belongs to no row) and rejects a valid column;
 //! * structural errors: arrow-rs cannot even hold negative or decreasing offsets (its
 //!   `OffsetBuffer::new` panics), Polars' check assumes them checked before.
 
