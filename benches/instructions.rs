@@ -32,6 +32,11 @@ fn implementation(name: &str) -> fn(&[u8]) -> bool {
         "kernel-avx2" => |v| Kernel::Avx2.from_utf8(v).is_ok(),
         "kernel-sse4.1" => |v| Kernel::Sse41.from_utf8(v).is_ok(),
         "kernel-scalar" => |v| Kernel::Scalar.from_utf8(v).is_ok(),
+        // SAFETY: only run on CPUs with SSE 4.2 (this machine's).
+        #[cfg(target_arch = "x86_64")]
+        "simdutf8-sse42" => {
+            |v| unsafe { simdutf8::basic::imp::x86::sse42::validate_utf8(v).is_ok() }
+        }
         _ => panic!("unknown implementation {name}"),
     }
 }

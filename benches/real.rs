@@ -150,8 +150,15 @@ fn bench_pieces(files: &[File]) {
         })
         .collect();
     type Split = Box<dyn Fn(&[u8]) -> Vec<std::ops::Range<usize>>>;
-    let inputs: [(&str, &[File], Split); 5] = [
+    let long_lines = |bytes: &[u8]| -> Vec<std::ops::Range<usize>> {
+        real::lines(bytes)
+            .into_iter()
+            .filter(|r| r.len() >= 100)
+            .collect()
+    };
+    let inputs: [(&str, &[File], Split); 6] = [
         ("lines", files, Box::new(real::lines)),
+        ("lines of 100 B or more", files, Box::new(long_lines)),
         ("words", files, Box::new(real::words)),
         ("fields", files, Box::new(real::fields)),
         ("64 B, every file", files, Box::new(real::slices_of(64))),

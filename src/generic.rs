@@ -16,7 +16,7 @@
 //!   input.
 //!
 //! # The main loop: windows of blocks, and the ASCII decision
-//! The main loop takes windows of 64-byte blocks (16 per window, then 4) and tests their
+//! The main loop takes windows of 64-byte blocks (32 per window, then 4) and tests their
 //! error bits once per window. An all-ASCII block cannot contain an error, but it ends any
 //! sequence left open by the three bytes before it. Real text is mostly ASCII with
 //! non-ASCII words scattered through it, so the question is how to pay for the full check
@@ -29,9 +29,10 @@
 //!   prose in Latin scripts, HTML, man pages): a mask of the window's non-ASCII blocks
 //!   and a loop over its set bits, with no branch per block ([`check_by_mask`]);
 //! * *dense* text (no ASCII block), and blocks in a pattern that repeats from window to
-//!   window: a branch per block, which the predictor gets right ([`check_by_branches`]);
+//!   window: a branch per block, which the predictor gets right ([`check_by_branches`]:
+//!   [`Dense`], [`Pattern`]);
 //! * *sparse* text (at most one non-ASCII block per window): ASCII blocks skipped two at
-//!   a time, then a branch per block from the first that is not ASCII.
+//!   a time, each non-ASCII block checked alone ([`check_sparse`]).
 //!
 //! `docs/design.md` has the measurements behind this.
 //!
@@ -265,20 +266,20 @@ unsafe fn is_ascii_from<V: Vector>(bytes: &[u8], start: usize) -> bool {
 }
 
 /// Skips the whole all-ASCII blocks at `pos`, two at a time while it can: returns the
-/// position of the first block that is not ASCII or does not fit in `bytes`.
+/// position of the first block that is not ASCII or does not end by `end`.
 ///
 /// # Safety
-/// The CPU must support `V`.
+/// `end <= bytes.len()`; the CPU must support `V`.
 #[inline(always)]
-unsafe fn skip_ascii_blocks<V: Vector>(bytes: &[u8], mut pos: usize) -> usize {
+unsafe fn skip_ascii_blocks<V: Vector>(bytes: &[u8], mut pos: usize, end: usize) -> usize {
     let ptr = bytes.as_ptr();
     // SAFETY: each test reads `pos .. pos + 2 * BLOCK` (or `pos + BLOCK`) right after
-    // checking that it lies within `bytes`; the CPU supports `V` (caller's guarantee).
+    // checking that it ends by `end <= len`; the CPU supports `V` (caller's guarantee).
     unsafe {
-        while pos + 2 * BLOCK <= bytes.len() && is_ascii::<V>(ptr.add(pos), 2 * BLOCK) {
+        while pos + 2 * BLOCK <= end && is_ascii::<V>(ptr.add(pos), 2 * BLOCK) {
             pos += 2 * BLOCK;
         }
-        if pos + BLOCK <= bytes.len() && is_ascii::<V>(ptr.add(pos), BLOCK) {
+        if pos + BLOCK <= end && is_ascii::<V>(ptr.add(pos), BLOCK) {
             pos += BLOCK;
         }
     }
@@ -438,11 +439,14 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
     }
 }
 
-/// Blocks per window of the main loop: 16 (1 KiB) while they fit, then 4, then the
+/// Blocks per window of the main loop: 32 (2 KiB) while they fit, then 4, then the
 /// tail. The error bits of a window are tested once, so an error is found at most one
-/// window late; the smaller windows keep inputs of a few KiB from leaving up to a KiB
-/// to the tail, which checks every register.
-const WIDE: usize = 16;
+/// window late; the smaller windows keep inputs of a few KiB from leaving up to 2 KiB to
+/// the tail, which checks every register. (32 rather than 16: the choice of the next
+/// window's way costs a few instructions per window, which on dense text is the
+/// difference between 0.66 and 0.64 instructions per byte; the speed on real text is
+/// the same.)
+const WIDE: usize = 32;
 const NARROW: usize = 4;
 
 /// A register of `0xFF` bytes if `cond`, else of zeros: selects a check without a branch.
@@ -458,6 +462,12 @@ unsafe fn keep_if<V: Vector>(cond: bool) -> V {
 /// The blocks of a window that are not all ASCII, bit `i` for block `i`.
 type BlockMask = u32;
 
+/// The mask of a window of `blocks` blocks that are all non-ASCII.
+#[inline(always)]
+const fn full_mask(blocks: usize) -> BlockMask {
+    BlockMask::MAX >> (BlockMask::BITS as usize - blocks)
+}
+
 /// Checks the non-ASCII blocks of a window of `W` blocks at `pos` (not all ASCII) without
 /// a branch per block: a mask of the blocks that are not ASCII, and a loop over its set
 /// bits. The loop has one branch that depends on the data, its exit. Where ASCII and
@@ -466,8 +476,9 @@ type BlockMask = u32;
 /// and each misprediction costs more than checking a block.
 ///
 /// An ASCII block ends any sequence the bytes before it started: where block `i + 1` is
-/// ASCII and block `i` is not (and at the start of the window), the end check of the
-/// register before it is kept, selected by [`keep_if`] instead of a branch.
+/// ASCII and block `i` is not, the end check of the register before it, in a second loop
+/// over those switches; at the start of the window the check is kept or not by
+/// [`keep_if`] instead of a branch.
 ///
 /// Returns the window's error bits and its mask.
 ///
@@ -494,25 +505,116 @@ unsafe fn check_by_mask<V: Vector, const W: usize>(
             let i = todo.trailing_zeros() as usize;
             todo &= todo - 1;
             errors = errors.or(check_block(k, p.add(i * BLOCK)));
-            // The block after the window is the next window's (or the tail's) to judge.
-            if i + 1 < W {
-                let next_is_ascii = non_ascii >> (i + 1) & 1 == 0;
-                let end = unfinished_before(k, bytes, pos + (i + 1) * BLOCK);
-                errors = errors.or(end.and(keep_if(next_is_ascii)));
-            }
+        }
+        // The end check where a non-ASCII block is followed by an ASCII one: a second loop
+        // over those switches only (few where the text is dense). The block after the
+        // window is the next window's (or the tail's) to judge.
+        let mut switches = non_ascii & !(non_ascii >> 1) & (full_mask(W) >> 1);
+        while switches != 0 {
+            let i = switches.trailing_zeros() as usize;
+            switches &= switches - 1;
+            errors = errors.or(unfinished_before(k, bytes, pos + (i + 1) * BLOCK));
         }
         (errors, non_ascii)
     }
 }
 
-/// Checks a window of `W` blocks at `pos` with a branch per block, where those branches
-/// will be predicted: in dense text (no ASCII block at all: Cyrillic, Greek, CJK, Czech
-/// prose), in sparse text (at most one non-ASCII block per window: code, logs, English
-/// with the odd name), and where the pattern of ASCII and non-ASCII blocks repeats from
-/// window to window. There this costs less than building the mask: an ASCII block costs
-/// its test and one OR of the end check of the last non-ASCII block (`pending`).
+/// What a branch per block does with each block of a window ([`for_each_block`]).
+trait BlockStep<V: Vector> {
+    /// Checks the block at `block`, which is bit `bit` of the window's mask.
+    ///
+    /// # Safety
+    /// `block - BYTES .. block + BLOCK` is in bounds; the CPU supports `V`.
+    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask);
+}
+
+/// Runs `steps` on every block of the window of `W` blocks at `pos`, four blocks per
+/// iteration written out (the compiler keeps a loop of this size rolled), so that the
+/// loop's own counting is shared by four blocks. (A trait rather than a closure: a
+/// closure would not inherit the kernel's target features.)
 ///
-/// Returns the window's error bits and its mask.
+/// # Safety
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn for_each_block<V: Vector, S: BlockStep<V>, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+    steps: &mut S,
+) {
+    for group in (0..W).step_by(4) {
+        let (block, bit): (usize, BlockMask) = (pos + group * BLOCK, 1 << group);
+        // SAFETY: the blocks lie within the window (caller's guarantee).
+        unsafe {
+            steps.step(k, bytes, block, bit);
+            steps.step(k, bytes, block + BLOCK, bit << 1);
+            steps.step(k, bytes, block + 2 * BLOCK, bit << 2);
+            steps.step(k, bytes, block + 3 * BLOCK, bit << 3);
+        }
+    }
+}
+
+/// A branch per block in dense text (no ASCII block at all: Cyrillic, Greek, CJK, Czech
+/// prose), where it is always predicted and costs less than building the mask. The path
+/// of an ASCII block is kept out of the straight line of the non-ASCII ones (`cold_path`
+/// where the compiler has it), which saves a jump per block, and it alone counts: the
+/// mask is the complement of the ASCII blocks.
+struct Dense<V> {
+    errors: V,
+    ascii: BlockMask,
+}
+
+impl<V: Vector> BlockStep<V> for Dense<V> {
+    #[inline(always)]
+    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask) {
+        // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's guarantee);
+        // the CPU supports `V`.
+        unsafe {
+            if !is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
+                self.errors = self.errors.or(check_block(k, bytes.as_ptr().add(block)));
+            } else {
+                // (Only compiled where build.rs found a compiler that has it.)
+                #[cfg(utf8check_cold_path)]
+                #[allow(clippy::incompatible_msrv)]
+                core::hint::cold_path();
+                self.ascii |= bit;
+                // It ends any sequence the bytes before it started.
+                self.errors = self.errors.or(unfinished_before(k, bytes, block));
+            }
+        }
+    }
+}
+
+/// A branch per block where the pattern of ASCII and non-ASCII blocks repeats from window
+/// to window (the branch predictor has learned it): an ASCII block costs its test and one
+/// OR, of the end check of the last non-ASCII block (`pending`), as in simdutf8's loop.
+struct Pattern<V> {
+    errors: V,
+    /// Nonzero where a sequence started before the current block needs more bytes than
+    /// the bytes before it hold: an error if the block is ASCII.
+    pending: V,
+    non_ascii: BlockMask,
+}
+
+impl<V: Vector> BlockStep<V> for Pattern<V> {
+    #[inline(always)]
+    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask) {
+        // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's guarantee);
+        // the CPU supports `V`.
+        unsafe {
+            if is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
+                self.errors = self.errors.or(self.pending);
+            } else {
+                self.non_ascii |= bit;
+                self.errors = self.errors.or(check_block(k, bytes.as_ptr().add(block)));
+                self.pending = unfinished_before(k, bytes, block + BLOCK);
+            }
+        }
+    }
+}
+
+/// Checks a window of `W` blocks at `pos` with a branch per block, [`Dense`] or
+/// [`Pattern`]. Returns the window's error bits and its mask.
 ///
 /// # Safety
 /// As [`check_by_mask`].
@@ -521,23 +623,60 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
+    dense: bool,
 ) -> (V, BlockMask) {
     // SAFETY: as in `check_by_mask` (caller's guarantee).
     unsafe {
+        if dense {
+            let mut steps = Dense {
+                errors: V::splat(0),
+                ascii: 0,
+            };
+            for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
+            (steps.errors, !steps.ascii & full_mask(W))
+        } else {
+            let mut steps = Pattern {
+                errors: V::splat(0),
+                pending: unfinished_before(k, bytes, pos),
+                non_ascii: 0,
+            };
+            for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
+            (steps.errors, steps.non_ascii)
+        }
+    }
+}
+
+/// Checks a window of `W` blocks at `pos` whose first block is not ASCII, in sparse text:
+/// each non-ASCII block alone, the ASCII blocks between them skipped two at a time (as
+/// simdutf8's `compat` loop does). Where non-ASCII blocks are rare this costs the least
+/// per ASCII block, and the only mispredicted branch is the skip's exit.
+///
+/// Returns the window's error bits and its mask.
+///
+/// # Safety
+/// As [`check_by_mask`].
+#[inline(always)]
+unsafe fn check_sparse<V: Vector, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> (V, BlockMask) {
+    let end = pos + W * BLOCK;
+    // SAFETY: every block checked or skipped lies within `pos .. end`, within `bytes`,
+    // and the bytes and register before it at or after `pos - BYTES >= 0` (caller's
+    // guarantee); the CPU supports `V`.
+    unsafe {
         let mut errors = V::splat(0);
-        // Nonzero where a sequence started before the current block needs more bytes than
-        // the bytes before it hold: an error if the block is ASCII.
-        let mut pending = unfinished_before(k, bytes, pos);
         let mut non_ascii: BlockMask = 0;
-        for i in 0..W {
-            let block = pos + i * BLOCK;
-            if is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
-                errors = errors.or(pending);
-            } else {
-                non_ascii |= 1 << i;
-                errors = errors.or(check_block(k, bytes.as_ptr().add(block)));
-                pending = unfinished_before(k, bytes, block + BLOCK);
-            }
+        let mut at = pos;
+        while at < end {
+            errors = errors.or(check_block(k, bytes.as_ptr().add(at)));
+            non_ascii |= 1 << ((at - pos) / BLOCK);
+            at += BLOCK;
+            let next = skip_ascii_blocks::<V>(bytes, at, end);
+            // Skipped ASCII blocks end the sequence the checked block may have left open.
+            errors = errors.or(unfinished_before(k, bytes, at).and(keep_if(next != at)));
+            at = next;
         }
         (errors, non_ascii)
     }
@@ -547,11 +686,13 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
     /// Sparse text (at most one non-ASCII block in the last window): skip the ASCII
-    /// blocks in a tight loop, then [`check_by_branches`] from the first block that is not
+    /// blocks in a tight loop, then [`check_sparse`] from the first block that is not
     /// ASCII.
     AsciiFirst,
-    /// [`check_by_branches`]: dense text, sparse text, or a repeated pattern.
-    Branches,
+    /// [`check_by_branches`] for dense text ([`Dense`]).
+    Dense,
+    /// [`check_by_branches`] for a repeated pattern ([`Pattern`]).
+    Pattern,
     /// [`check_by_mask`]: ASCII and non-ASCII blocks mixed without a pattern.
     Mask,
 }
@@ -578,12 +719,18 @@ impl Mode {
     /// Chooses the way of the next window from the mask of the last one.
     #[inline(always)]
     fn update(&mut self, mask: BlockMask, full: BlockMask) {
+        // Dense text first: it needs no history, and it is where the work per byte is
+        // highest, so the fewer instructions here the better.
+        if mask == full {
+            self.way = Way::Dense;
+            return;
+        }
         if mask.count_ones() <= 1 {
             self.way = Way::AsciiFirst;
             return;
         }
-        self.way = if mask == full || self.recent.contains(&mask) {
-            Way::Branches
+        self.way = if self.recent.contains(&mask) {
+            Way::Pattern
         } else {
             Way::Mask
         };
@@ -603,14 +750,14 @@ unsafe fn windows<V: Vector, const W: usize>(
     mut pos: usize,
     mode: &mut Mode,
 ) -> Result<usize, usize> {
-    let full: BlockMask = if W == 32 { !0 } else { (1 << W) - 1 };
+    let full = full_mask(W);
     while pos + W * BLOCK <= bytes.len() {
         // SAFETY: `BYTES <= pos` and `pos + W * BLOCK <= len`, so the window and the
         // register before it are in bounds; the CPU supports `V`.
-        let (errors, mask) = unsafe {
+        let errors = unsafe {
             match mode.way {
                 Way::AsciiFirst => {
-                    let next = skip_ascii_blocks::<V>(bytes, pos);
+                    let next = skip_ascii_blocks::<V>(bytes, pos, bytes.len());
                     if next != pos {
                         // The skipped ASCII blocks end any sequence started before them.
                         if ends_incomplete(k, bytes, pos) {
@@ -619,13 +766,23 @@ unsafe fn windows<V: Vector, const W: usize>(
                         pos = next;
                         continue;
                     }
-                    check_by_branches::<V, W>(k, bytes, pos)
+                    let (errors, mask) = check_sparse::<V, W>(k, bytes, pos);
+                    mode.update(mask, full);
+                    errors
                 }
-                Way::Branches => check_by_branches::<V, W>(k, bytes, pos),
-                Way::Mask => check_by_mask::<V, W>(k, bytes, pos),
+                Way::Dense | Way::Pattern => {
+                    let dense = mode.way == Way::Dense;
+                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos, dense);
+                    mode.update(mask, full);
+                    errors
+                }
+                Way::Mask => {
+                    let (errors, mask) = check_by_mask::<V, W>(k, bytes, pos);
+                    mode.update(mask, full);
+                    errors
+                }
             }
         };
-        mode.update(mask, full);
         // SAFETY: the CPU supports `V`.
         if !unsafe { errors.is_zero() } {
             return Err(pos);

@@ -337,10 +337,13 @@ fn every_truncation_of_multilingual_text() {
 #[derive(Copy, Clone, Debug)]
 enum Way {
     /// After a window with at most one non-ASCII block: ASCII blocks skipped in a loop,
-    /// then a branch per block.
+    /// each non-ASCII block checked alone.
     AsciiFirst,
     /// After a window with no ASCII block: a branch per block.
-    Branches,
+    Dense,
+    /// After a window whose mask repeats an earlier one: a branch per block, the end check
+    /// carried from block to block.
+    Pattern,
     /// After a window of mixed blocks: the mask of the non-ASCII blocks, a loop over it.
     Mask,
 }
@@ -350,7 +353,7 @@ enum Way {
 const E_ACUTE: &[u8] = "é".as_bytes();
 
 /// Backgrounds and offsets that place a sequence of `n` bytes at, and across, the block
-/// boundaries of the window under test: the second window of `window_blocks` blocks (16:
+/// boundaries of the window under test: the second window of `window_blocks` blocks (32:
 /// the main loop's wide windows, followed by a narrow one; 4: its narrow windows, in an
 /// input too short for a wide one), after the first register of 16 or 32 bytes (so that
 /// the boundaries are block boundaries for every kernel). The window before it is set up
@@ -368,13 +371,23 @@ fn window_placements(
     let window = window_blocks * 64;
     let mut placements = Vec::new();
     for first in [16, 32] {
-        // Window 0 (the set-up), window 1 (under test), a window after it, a tail.
-        let len = first + 2 * window + 4 * 64 + 40;
-        for way in [Way::AsciiFirst, Way::Branches, Way::Mask] {
+        for way in [Way::AsciiFirst, Way::Dense, Way::Pattern, Way::Mask] {
+            // The set-up windows (two with the same mask for a pattern), the window under
+            // test, a narrow window after it, a tail.
+            let set_up_windows = if matches!(way, Way::Pattern) { 2 } else { 1 };
+            let len = first + (set_up_windows + 1) * window + 4 * 64 + 40;
             let mut background = filler(len);
             let set_up: Vec<usize> = match way {
                 Way::AsciiFirst => vec![],
-                Way::Branches => (0..window_blocks).collect(),
+                Way::Dense => (0..window_blocks).collect(),
+                Way::Pattern => vec![
+                    0,
+                    2,
+                    window_blocks - 1,
+                    window_blocks,
+                    window_blocks + 2,
+                    2 * window_blocks - 1,
+                ],
                 Way::Mask => vec![0, 2],
             };
             for block in set_up {
@@ -382,7 +395,7 @@ fn window_placements(
                 background[at..at + 2].copy_from_slice(E_ACUTE);
             }
             for index in 0..=window_blocks {
-                let boundary = first + window + index * 64;
+                let boundary = first + set_up_windows * window + index * 64;
                 for (before, after) in [(false, false), (false, true), (true, false), (true, true)]
                 {
                     if !keep(way, index, before, after) {
@@ -414,7 +427,11 @@ fn every_pair_across_window_blocks() {
 #[test]
 fn class_triples_across_window_blocks() {
     let mut placements = window_placements(4, 3, |_, _, _, _| true);
-    placements.extend(window_placements(16, 3, |_, _, _, _| true));
+    // The wide windows (`WIDE` in src/generic.rs): their first and last boundaries and
+    // two in the middle.
+    placements.extend(window_placements(32, 3, |_, boundary, _, _| {
+        matches!(boundary, 0 | 1 | 16 | 17 | 31 | 32)
+    }));
     check_class_sequences::<3>(&placements);
 }
 
