@@ -13,9 +13,10 @@ truncation of every multi-byte sequence length, errors placed around the 16-, 32
 64-byte boundaries of the SIMD kernels, and long ASCII or multilingual text with an error
 at the end.
 
-The `stream` and `par` targets read a header before the text (see `fuzz/src/lib.rs`): a
-count byte, then that many control bytes. `stream` reads each control byte as the length
-of a chunk (cycled over the text); `par` reads one control byte, the chunk length minus 1.
+The `stream`, `par` and `columnar` targets read a header before the text (see
+`fuzz/src/lib.rs`): a count byte, then that many control bytes. `stream` reads each control
+byte as the length of a chunk (cycled over the text); `par` reads one control byte, the
+chunk length minus 1; `columnar` reads the layout and the rows (see its source).
 """
 
 import pathlib
@@ -163,6 +164,14 @@ FRAMINGS = {
     "stream": [("-whole", []), ("-bytes", [1]), ("-uneven", [1, 2, 3, 5]), ("-blocks", [63, 0, 65])],
     # Chunk lengths 1, 3, 16 and 64 (the control byte is the length minus 1).
     "par": [("-chunk1", [0]), ("-chunk3", [2]), ("-chunk16", [15]), ("-chunk64", [63])],
+    # Offsets (rows of 1 to 7 bytes, one malformed offset), views (inline, long, spoiled)
+    # and PLAIN pages (short values, a 200-byte value); see fuzz_targets/columnar.rs.
+    "columnar": [
+        ("-offsets", [0] + [1, 2, 3, 4, 5, 6, 7] * 4),
+        ("-offsets-bad", [48, 3, 5, 0xF1, 2, 4]),
+        ("-views", [1, 3, 0, 13, 0, 5, 0, 20, 0, 16, 0, 2, 0x80, 14, 0x08]),
+        ("-plain", [2, 3, 5, 0, 0xFF, 7, 1, 12]),
+    ],
 }
 
 

@@ -19,6 +19,8 @@
 //! * [`Validator`] checks a stream that arrives in chunks (also without `std`), and
 //!   `io::Utf8Reader` and `io::Utf8Writer` (feature `std`) check what is read or written
 //!   through them.
+//! * [`columnar`] validates whole string columns (Arrow's offsets and views layouts,
+//!   Parquet pages) in one pass, naming the exact first bad row.
 //! * [`Kernel`] lists the implementations (AVX2, SSE4.1, NEON, scalar) and runs any of them
 //!   directly; the functions above use the fastest one this CPU supports, chosen once.
 //!
@@ -42,6 +44,7 @@
 extern crate std;
 
 mod arch;
+pub mod columnar;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod cpu;
 mod dispatch;
