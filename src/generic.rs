@@ -836,22 +836,6 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     }
 }
 
-/// [`crate::from_utf8`] with this kernel: the exact result itself, so that the caller
-/// keeps nothing alive across the call (the slice is turned into a `&str` here, and the
-/// exact error is found here, out of line).
-///
-/// # Safety
-/// The CPU must support `V`.
-#[inline(always)]
-pub(crate) unsafe fn from_utf8<V: Vector>(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-    // SAFETY: the CPU supports `V` (caller's guarantee).
-    match unsafe { validate::<V>(bytes) } {
-        // SAFETY: the kernel found no error: `bytes` is UTF-8.
-        Ok(()) => Ok(unsafe { core::str::from_utf8_unchecked(bytes) }),
-        Err(checkpoint) => crate::scalar::str_or_error(bytes, checkpoint),
-    }
-}
-
 /// Reads `len < 16` bytes at `ptr` into two little-endian words, zero-filled, without
 /// reading outside `ptr..ptr + len` (overlapping word loads instead of a byte loop or a
 /// copy). The kernels build their partial registers from it.

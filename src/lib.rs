@@ -78,7 +78,9 @@ pub use stream::Validator;
 /// how long it is, and why it is invalid.
 #[inline]
 pub fn from_utf8(v: &[u8]) -> Result<&str, Utf8Error> {
-    dispatch::from_utf8(v)
+    scalar::exact(v, dispatch::validate(v))?;
+    // SAFETY: `exact` returned `Ok`: `v` is UTF-8.
+    Ok(unsafe { core::str::from_utf8_unchecked(v) })
 }
 
 /// Converts a mutable slice of bytes to a mutable string slice, exactly like
