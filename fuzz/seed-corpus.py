@@ -13,10 +13,12 @@ truncation of every multi-byte sequence length, errors placed around the 16-, 32
 64-byte boundaries of the SIMD kernels, and long ASCII or multilingual text with an error
 at the end.
 
-The `stream`, `par` and `lossy_reader` targets read a header before the text (see `fuzz/src/lib.rs`): a
-count byte, then that many control bytes. `stream` reads each control byte as the length
-of a chunk (cycled over the text); `par` reads one control byte, the chunk length minus 1; `lossy_reader` reads the buffer length
-(16 plus the first control byte) and the inner reader's lengths (the others).
+The `stream`, `par`, `columnar` and `lossy_reader` targets read a header before the text (see
+`fuzz/src/lib.rs`): a count byte, then that many control bytes. `stream` reads each control
+byte as the length of a chunk (cycled over the text); `par` reads one control byte, the
+chunk length minus 1; `columnar` reads the layout and the rows (see its source);
+`lossy_reader` reads the buffer length (16 plus the first control byte) and the inner
+reader's lengths (the others).
 """
 
 import pathlib
@@ -169,6 +171,14 @@ FRAMINGS = {
     # The first control byte: buffer length 16 + n and caller's reads of 1 + n bytes; the
     # others: the inner reader's lengths (0: Interrupted).
     "lossy_reader": [("-whole", []), ("-bytes", [0, 1]), ("-uneven", [5, 1, 2, 0, 3]), ("-blocks", [47, 63, 65])],
+    # Offsets (rows of 1 to 7 bytes, one malformed offset), views (inline, long, spoiled)
+    # and PLAIN pages (short values, a 200-byte value); see fuzz_targets/columnar.rs.
+    "columnar": [
+        ("-offsets", [0] + [1, 2, 3, 4, 5, 6, 7] * 4),
+        ("-offsets-bad", [48, 3, 5, 0xF1, 2, 4]),
+        ("-views", [1, 3, 0, 13, 0, 5, 0, 20, 0, 16, 0, 2, 0x80, 14, 0x08]),
+        ("-plain", [2, 3, 5, 0, 0xFF, 7, 1, 12]),
+    ],
 }
 
 

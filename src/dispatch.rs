@@ -3,8 +3,7 @@
 //! When the compile-time target guarantees a kernel (`-C target-feature=+avx2`,
 //! `-C target-cpu=native` on an AVX2 machine, or NEON on 64-bit Arm) the call is direct
 //! and can be inlined. Otherwise the first call detects the CPU and caches the chosen
-//! kernel's entry points in two `AtomicPtr`s (one for [`validate`], one for
-//! [`from_utf8`]); every later call is one relaxed load and an indirect call.
+//! kernel in an `AtomicPtr`; every later call is one relaxed load and an indirect call.
 //!
 //! Inputs of up to [`INLINE_ASCII_MAX`] bytes that are all ASCII (short keys, numbers,
 //! protocol tokens) are answered before any of that, by word loads inlined at the call
@@ -45,17 +44,6 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     run_kernel(bytes)
 }
 
-/// [`crate::from_utf8`] with the fastest kernel (see [`run_from_utf8`]), after the inline
-/// ASCII test of short inputs.
-#[inline(always)]
-pub(crate) fn from_utf8(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-    if bytes.len() <= INLINE_ASCII_MAX && is_short_ascii(bytes) {
-        // SAFETY: ASCII is UTF-8.
-        return Ok(unsafe { core::str::from_utf8_unchecked(bytes) });
-    }
-    run_from_utf8(bytes)
-}
-
 cfg_if::cfg_if! {
     if #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), target_feature = "avx2"))] {
         /// Runs the AVX2 kernel, which the compile-time target guarantees.
@@ -63,13 +51,6 @@ cfg_if::cfg_if! {
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
             // SAFETY: the crate is compiled with `target_feature = "avx2"`.
             unsafe { crate::arch::avx2::validate(bytes) }
-        }
-
-        /// Runs the AVX2 kernel's `from_utf8`, which the compile-time target guarantees.
-        #[inline]
-        fn run_from_utf8(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-            // SAFETY: the crate is compiled with `target_feature = "avx2"`.
-            unsafe { crate::arch::avx2::from_utf8(bytes) }
         }
     } else if #[cfg(all(
         target_arch = "aarch64",
@@ -82,13 +63,6 @@ cfg_if::cfg_if! {
             // SAFETY: the crate is compiled with `target_feature = "neon"`.
             unsafe { crate::arch::neon::validate(bytes) }
         }
-
-        /// Runs the NEON kernel's `from_utf8`, which the compile-time target guarantees.
-        #[inline]
-        fn run_from_utf8(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-            // SAFETY: the crate is compiled with `target_feature = "neon"`.
-            unsafe { crate::arch::neon::from_utf8(bytes) }
-        }
     } else if #[cfg(any(
         target_arch = "x86",
         target_arch = "x86_64",
@@ -96,77 +70,41 @@ cfg_if::cfg_if! {
     ))] {
         use core::sync::atomic::{AtomicPtr, Ordering};
 
-        use crate::kernel::{FromUtf8Fn, ValidateFn};
+        use crate::kernel::ValidateFn;
 
-        /// The chosen kernel's `validate`, or `detect_and_validate` before the first call.
-        /// Only ever holds a `ValidateFn` that this CPU supports.
-        static VALIDATE: AtomicPtr<()> = AtomicPtr::new(detect_and_validate as *mut ());
-
-        /// The chosen kernel's `from_utf8`, or `detect_and_convert` before the first call.
-        /// Only ever holds a `FromUtf8Fn` that this CPU supports.
-        static FROM_UTF8: AtomicPtr<()> = AtomicPtr::new(detect_and_convert as *mut ());
+        /// The chosen kernel, or `detect_and_validate` before the first call. Only ever
+        /// holds a `ValidateFn` that this CPU supports.
+        static CHOSEN: AtomicPtr<()> = AtomicPtr::new(detect_and_validate as *mut ());
 
         /// Runs the fastest kernel this CPU supports.
         #[inline]
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
-            let chosen = VALIDATE.load(Ordering::Relaxed);
-            // SAFETY: `VALIDATE` only holds `ValidateFn`s (see its documentation), and a
+            let chosen = CHOSEN.load(Ordering::Relaxed);
+            // SAFETY: `CHOSEN` only holds `ValidateFn`s (see its documentation), and a
             // function pointer round-trips through `*mut ()`.
             let validate = unsafe { core::mem::transmute::<*mut (), ValidateFn>(chosen) };
-            // SAFETY: every function stored in `VALIDATE` is supported by this CPU.
+            // SAFETY: every function stored in `CHOSEN` is supported by this CPU.
             unsafe { validate(bytes) }
         }
 
-        /// Runs the fastest kernel's `from_utf8`.
-        #[inline]
-        fn run_from_utf8(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-            let chosen = FROM_UTF8.load(Ordering::Relaxed);
-            // SAFETY: `FROM_UTF8` only holds `FromUtf8Fn`s (see its documentation), and a
-            // function pointer round-trips through `*mut ()`.
-            let from_utf8 = unsafe { core::mem::transmute::<*mut (), FromUtf8Fn>(chosen) };
-            // SAFETY: every function stored in `FROM_UTF8` is supported by this CPU.
-            unsafe { from_utf8(bytes) }
-        }
-
-        /// Chooses the kernel and stores its entry points. Threads that race here choose
-        /// the same kernel.
-        fn detect() -> (ValidateFn, FromUtf8Fn) {
-            let chosen = crate::Kernel::detected()
-                .entry_points()
-                .unwrap_or((crate::scalar::validate, crate::scalar::from_utf8));
-            VALIDATE.store(chosen.0 as *mut (), Ordering::Relaxed);
-            FROM_UTF8.store(chosen.1 as *mut (), Ordering::Relaxed);
-            chosen
-        }
-
-        /// The first call of [`run_kernel`]: choose the kernel, remember it, run it.
+        /// The first call: choose the kernel, remember it, run it. Threads that race here
+        /// choose the same kernel.
         ///
         /// # Safety
         /// None needed: it is `unsafe` only to have the type of a `ValidateFn`.
         unsafe fn detect_and_validate(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: `entry_points` returns only kernels this CPU supports.
-            unsafe { detect().0(bytes) }
-        }
-
-        /// The first call of [`run_from_utf8`]: choose the kernel, remember it, run it.
-        ///
-        /// # Safety
-        /// None needed: it is `unsafe` only to have the type of a `FromUtf8Fn`.
-        unsafe fn detect_and_convert(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-            // SAFETY: `entry_points` returns only kernels this CPU supports.
-            unsafe { detect().1(bytes) }
+            let chosen = crate::Kernel::detected()
+                .validate_fn()
+                .unwrap_or(crate::scalar::validate as ValidateFn);
+            CHOSEN.store(chosen as *mut (), Ordering::Relaxed);
+            // SAFETY: `validate_fn` returns only kernels this CPU supports.
+            unsafe { chosen(bytes) }
         }
     } else {
         /// Runs the scalar kernel: this target has no SIMD kernel.
         #[inline]
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
             crate::scalar::validate(bytes)
-        }
-
-        /// Runs the scalar kernel's `from_utf8`: this target has no SIMD kernel.
-        #[inline]
-        fn run_from_utf8(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-            crate::scalar::from_utf8(bytes)
         }
     }
 }

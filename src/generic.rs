@@ -32,7 +32,7 @@
 //!   window: a branch per block, which the predictor gets right ([`check_by_branches`]:
 //!   [`Dense`], [`Pattern`]);
 //! * *sparse* text (at most one non-ASCII block per window): ASCII blocks skipped two at
-//!   a time, each non-ASCII block checked alone ([`check_sparse`]).
+//!   a time, each non-ASCII block checked alone ([`sparse_run`]).
 //!
 //! `docs/design.md` has the measurements behind this.
 //!
@@ -646,48 +646,58 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
     }
 }
 
-/// Checks a window of `W` blocks at `pos` whose first block is not ASCII, in sparse text:
-/// each non-ASCII block alone, the ASCII blocks between them skipped two at a time (as
-/// simdutf8's `compat` loop does). Where non-ASCII blocks are rare this costs the least
-/// per ASCII block, and the only mispredicted branch is the skip's exit.
+/// Sparse text, from `pos` on: ASCII blocks skipped two at a time, each non-ASCII block
+/// checked alone as it is met (simdutf8's `compat` loop), for as long as the non-ASCII
+/// blocks stay at least a window apart. Where they are rare this costs the least
+/// per ASCII block, and the only mispredicted branches are the skip's exits.
 ///
-/// Returns the window's error bits and its mask.
+/// Returns where it stopped: after a non-ASCII block that came within a window of the one
+/// before (the text is no longer sparse), or where fewer than `W` blocks are left;
+/// or `Err(checkpoint)` at the first error.
 ///
 /// # Safety
-/// As [`check_by_mask`].
+/// `BYTES <= pos`; the CPU must support `V`.
 #[inline(always)]
-unsafe fn check_sparse<V: Vector, const W: usize>(
+unsafe fn sparse_run<V: Vector, const W: usize>(
     k: &Constants<V>,
     bytes: &[u8],
-    pos: usize,
-) -> (V, BlockMask) {
-    let end = pos + W * BLOCK;
-    // SAFETY: every block checked or skipped lies within `pos .. end`, within `bytes`,
-    // and the bytes and register before it at or after `pos - BYTES >= 0` (caller's
-    // guarantee); the CPU supports `V`.
+    mut pos: usize,
+) -> Result<usize, usize> {
+    let len = bytes.len();
+    let mut last_non_ascii: Option<usize> = None;
+    // SAFETY: every block skipped or checked ends by `len` (`pos + W * BLOCK <= len` when
+    // a block is checked), and the bytes and register before it start at or after
+    // `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
     unsafe {
-        let mut errors = V::splat(0);
-        let mut non_ascii: BlockMask = 0;
-        let mut at = pos;
-        while at < end {
-            errors = errors.or(check_block(k, bytes.as_ptr().add(at)));
-            non_ascii |= 1 << ((at - pos) / BLOCK);
-            at += BLOCK;
-            let next = skip_ascii_blocks::<V>(bytes, at, end);
-            // Skipped ASCII blocks end the sequence the checked block may have left open.
-            errors = errors.or(unfinished_before(k, bytes, at).and(keep_if(next != at)));
-            at = next;
+        loop {
+            let next = skip_ascii_blocks::<V>(bytes, pos, len);
+            if next != pos {
+                // The skipped ASCII blocks end any sequence started before them.
+                if ends_incomplete(k, bytes, pos) {
+                    return Err(pos);
+                }
+                pos = next;
+            }
+            if pos + W * BLOCK > len {
+                return Ok(pos);
+            }
+            if !check_block(k, bytes.as_ptr().add(pos)).is_zero() {
+                return Err(pos);
+            }
+            let close = last_non_ascii.is_some_and(|last| pos - last < W * BLOCK);
+            last_non_ascii = Some(pos);
+            pos += BLOCK;
+            if close {
+                return Ok(pos);
+            }
         }
-        (errors, non_ascii)
     }
 }
 
 /// How the main loop checks its next window, chosen from the shape of the last ones.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
-    /// Sparse text (at most one non-ASCII block in the last window): skip the ASCII
-    /// blocks in a tight loop, then [`check_sparse`] from the first block that is not
-    /// ASCII.
+    /// Sparse text (at most one non-ASCII block in the last window): [`sparse_run`].
     AsciiFirst,
     /// [`check_by_branches`] for dense text ([`Dense`]).
     Dense,
@@ -757,18 +767,10 @@ unsafe fn windows<V: Vector, const W: usize>(
         let errors = unsafe {
             match mode.way {
                 Way::AsciiFirst => {
-                    let next = skip_ascii_blocks::<V>(bytes, pos, bytes.len());
-                    if next != pos {
-                        // The skipped ASCII blocks end any sequence started before them.
-                        if ends_incomplete(k, bytes, pos) {
-                            return Err(pos);
-                        }
-                        pos = next;
-                        continue;
-                    }
-                    let (errors, mask) = check_sparse::<V, W>(k, bytes, pos);
-                    mode.update(mask, full);
-                    errors
+                    pos = sparse_run::<V, W>(k, bytes, pos)?;
+                    // Non-ASCII blocks came close together (or the windows are done).
+                    mode.way = Way::Mask;
+                    continue;
                 }
                 Way::Dense | Way::Pattern => {
                     let dense = mode.way == Way::Dense;
@@ -831,22 +833,6 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
             true => Err(pos),
             false => Ok(()),
         }
-    }
-}
-
-/// [`crate::from_utf8`] with this kernel: the exact result itself, so that the caller
-/// keeps nothing alive across the call (the slice is turned into a `&str` here, and the
-/// exact error is found here, out of line).
-///
-/// # Safety
-/// The CPU must support `V`.
-#[inline(always)]
-pub(crate) unsafe fn from_utf8<V: Vector>(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-    // SAFETY: the CPU supports `V` (caller's guarantee).
-    match unsafe { validate::<V>(bytes) } {
-        // SAFETY: the kernel found no error: `bytes` is UTF-8.
-        Ok(()) => Ok(unsafe { core::str::from_utf8_unchecked(bytes) }),
-        Err(checkpoint) => crate::scalar::str_or_error(bytes, checkpoint),
     }
 }
 

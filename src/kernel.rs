@@ -15,15 +15,6 @@ use crate::scalar;
 /// The CPU must support the kernel's instruction set.
 pub(crate) type ValidateFn = unsafe fn(&[u8]) -> Result<(), usize>;
 
-/// A kernel's `from_utf8`: the exact, std-compatible result. A second entry point beside
-/// [`ValidateFn`] so that [`crate::from_utf8`] keeps nothing alive across the call (no
-/// slice to turn into a `&str` afterwards, no checkpoint to resolve): on short inputs that
-/// saves the register spills around the call.
-///
-/// # Safety
-/// The CPU must support the kernel's instruction set.
-pub(crate) type FromUtf8Fn = for<'a> unsafe fn(&'a [u8]) -> Result<&'a str, Utf8Error>;
-
 /// An implementation of the validator.
 ///
 /// [`crate::from_utf8`] runs [`Kernel::detected()`]; the methods here run one kernel
@@ -89,9 +80,12 @@ impl Kernel {
     /// If this CPU cannot run the kernel (see [`Kernel::is_supported`]). No instruction
     /// of the kernel is executed then.
     pub fn from_utf8(self, v: &[u8]) -> Result<&str, Utf8Error> {
-        let from_utf8 = self.supported_fns().1;
-        // SAFETY: `supported_fns` only returns kernels this CPU supports.
-        unsafe { from_utf8(v) }
+        let validate = self.supported_fn();
+        // SAFETY: `supported_fn` only returns kernels this CPU supports.
+        let result = unsafe { validate(v) };
+        scalar::exact(v, result)?;
+        // SAFETY: `exact` returned `Ok`: `v` is UTF-8.
+        Ok(unsafe { core::str::from_utf8_unchecked(v) })
     }
 
     /// [`crate::is_valid`] with this kernel.
@@ -99,14 +93,14 @@ impl Kernel {
     /// # Panics
     /// If this CPU cannot run the kernel (see [`Kernel::is_supported`]).
     pub fn is_valid(self, v: &[u8]) -> bool {
-        let validate = self.supported_fns().0;
-        // SAFETY: `supported_fns` only returns kernels this CPU supports.
+        let validate = self.supported_fn();
+        // SAFETY: `supported_fn` only returns kernels this CPU supports.
         unsafe { validate(v) }.is_ok()
     }
 
-    fn supported_fns(self) -> (ValidateFn, FromUtf8Fn) {
-        match self.entry_points() {
-            Some(fns) => fns,
+    fn supported_fn(self) -> ValidateFn {
+        match self.validate_fn() {
+            Some(validate) => validate,
             None => panic!(
                 "utf8check: the {} kernel is not supported by this CPU (see Kernel::available())",
                 self.name()
@@ -116,28 +110,14 @@ impl Kernel {
 
     /// The kernel's entry point, if this CPU supports it.
     pub(crate) fn validate_fn(self) -> Option<ValidateFn> {
-        self.entry_points().map(|(validate, _)| validate)
-    }
-
-    /// The kernel's two entry points, if this CPU supports it.
-    pub(crate) fn entry_points(self) -> Option<(ValidateFn, FromUtf8Fn)> {
         match self {
-            Kernel::Scalar => Some((scalar::validate, scalar::from_utf8)),
+            Kernel::Scalar => Some(scalar::validate as ValidateFn),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Kernel::Avx2 if crate::cpu::has_avx2() => {
-                use crate::arch::avx2;
-                Some((avx2::validate, avx2::from_utf8))
-            }
+            Kernel::Avx2 if crate::cpu::has_avx2() => Some(crate::arch::avx2::validate),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Kernel::Sse41 if crate::cpu::has_sse41() => {
-                use crate::arch::sse41;
-                Some((sse41::validate, sse41::from_utf8))
-            }
+            Kernel::Sse41 if crate::cpu::has_sse41() => Some(crate::arch::sse41::validate),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Kernel::Neon if has_neon() => {
-                use crate::arch::neon;
-                Some((neon::validate, neon::from_utf8))
-            }
+            Kernel::Neon if has_neon() => Some(crate::arch::neon::validate),
             _ => None,
         }
     }

@@ -23,6 +23,8 @@
 //! * [`Validator`] checks a stream that arrives in chunks (also without `std`), and
 //!   `io::Utf8Reader` and `io::Utf8Writer` (feature `std`) check what is read or written
 //!   through them.
+//! * [`columnar`] validates whole string columns (Arrow's offsets and views layouts,
+//!   Parquet pages) in one pass, naming the exact first bad row.
 //! * [`Kernel`] lists the implementations (AVX2, SSE4.1, NEON, scalar) and runs any of them
 //!   directly; the functions above use the fastest one this CPU supports, chosen once.
 //!
@@ -51,6 +53,7 @@ extern crate std;
 
 mod arch;
 mod chunks;
+pub mod columnar;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod cpu;
 mod dispatch;
@@ -89,7 +92,9 @@ pub use stream::Validator;
 /// how long it is, and why it is invalid.
 #[inline]
 pub fn from_utf8(v: &[u8]) -> Result<&str, Utf8Error> {
-    dispatch::from_utf8(v)
+    scalar::exact(v, dispatch::validate(v))?;
+    // SAFETY: `exact` returned `Ok`: `v` is UTF-8.
+    Ok(unsafe { core::str::from_utf8_unchecked(v) })
 }
 
 /// Converts a mutable slice of bytes to a mutable string slice, exactly like

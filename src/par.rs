@@ -59,6 +59,15 @@
 //! (`cargo bench --features rayon --bench par`, `docs/benchmarks.md`) measures pieces of
 //! 4 KiB to 4 MiB: on 64 MiB they run at the same speed within the noise.
 //!
+//! # Columns
+//! [`validate_offsets`] cuts a column in Arrow's offsets layout into pieces of whole rows
+//! of about `CHUNK_LEN` bytes of values each (binary searches of the offsets) and
+//! validates each piece as a column of its own with
+//! [`columnar::validate_offsets`](crate::columnar::validate_offsets). Rows are
+//! independent, so no split point needs adjusting; rayon's `find_map_first` returns the
+//! error of the first failing piece in row order, which holds the lowest bad row (every
+//! piece before it passed), and skips the pieces after a failure.
+//!
 //! Buffers shorter than 512 KiB (`SERIAL_BELOW`), and any buffer when the pool has one
 //! thread, are validated on the calling thread with no rayon call at all. One core
 //! validates 512 KiB in about 25 microseconds; handing half of it to another thread costs
@@ -68,8 +77,10 @@
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-use rayon::iter::{IntoParallelIterator, ParallelIterator};
+use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use rayon::slice::ParallelSlice;
 
+use crate::columnar::{ColumnError, Offset};
 use crate::error::Utf8Error;
 use crate::{dispatch, scalar};
 
@@ -165,6 +176,103 @@ pub fn from_utf8_with_chunk_len(v: &[u8], chunk_len: usize) -> Result<&str, Utf8
     scalar::exact(v, validate(v, chunk_len, Stop::AfterFirstFailure))?;
     // SAFETY: `exact` returned `Ok`: `v` is UTF-8.
     Ok(unsafe { core::str::from_utf8_unchecked(v) })
+}
+
+/// Validates a column in Arrow's offsets layout on the current rayon pool: the same
+/// result as [`columnar::validate_offsets`](crate::columnar::validate_offsets), error
+/// included, for columns of many megabytes.
+///
+/// ```
+/// // A million rows, one of them bad.
+/// let mut values = Vec::new();
+/// let mut offsets = vec![0i64];
+/// for i in 0..1_000_000 {
+///     values.extend_from_slice(format!("row {i}: ünïcödé").as_bytes());
+///     offsets.push(values.len() as i64);
+/// }
+/// assert_eq!(utf8check::par::validate_offsets(&values, &offsets), Ok(()));
+///
+/// values[offsets[777_777] as usize] = 0xA9; // a continuation byte starts row 777777
+/// let err = utf8check::par::validate_offsets(&values, &offsets).unwrap_err();
+/// assert_eq!(err.row(), 777_777);
+/// assert_eq!(Err(err), utf8check::columnar::validate_offsets(&values, &offsets));
+/// ```
+///
+/// # Errors
+/// The [`ColumnError`] of the lowest bad row, as
+/// [`columnar::validate_offsets`](crate::columnar::validate_offsets) reports it.
+pub fn validate_offsets<O: Offset>(values: &[u8], offsets: &[O]) -> Result<(), ColumnError> {
+    let span = column_span(offsets);
+    if span < SERIAL_BELOW || rayon::current_num_threads() == 1 {
+        return crate::columnar::validate_offsets(values, offsets);
+    }
+    validate_offsets_with_piece_len(values, offsets, CHUNK_LEN)
+}
+
+/// [`validate_offsets`] with pieces of about `piece_len` bytes (at least one row each)
+/// and no serial threshold, for tests and fuzzing; the result is the same for every
+/// `piece_len`.
+///
+/// ```
+/// let offsets = [0u32, 2, 2, 5, 9];
+/// for piece_len in [1, 2, 3, 100] {
+///     let result = utf8check::par::validate_offsets_with_piece_len(b"ab\xC3\xA9zq\xE2\x82", &offsets, piece_len);
+///     assert_eq!(result.unwrap_err().row(), 3);
+/// }
+/// ```
+///
+/// # Errors
+/// As [`validate_offsets`].
+#[doc(hidden)]
+pub fn validate_offsets_with_piece_len<O: Offset>(
+    values: &[u8],
+    offsets: &[O],
+    piece_len: usize,
+) -> Result<(), ColumnError> {
+    let rows = offsets.len().saturating_sub(1);
+    if rows == 0 {
+        return Ok(());
+    }
+    let piece_len = piece_len.max(1);
+    let start = offsets[0].to_index().unwrap_or(0);
+    let pieces = (column_span(offsets) / piece_len).clamp(1, rows);
+    // The first row of each piece: the row that holds its nominal first byte. Malformed
+    // offsets give arbitrary (but in-range, increasing) rows, which is still correct:
+    // each piece checks its own structure.
+    let mut firsts = std::vec::Vec::with_capacity(pieces + 1);
+    firsts.push(0);
+    for piece in 1..pieces {
+        let nominal = start.saturating_add(piece.saturating_mul(piece_len));
+        let row = offsets[..rows].partition_point(|o| o.to_index().is_some_and(|o| o < nominal));
+        let previous = firsts[firsts.len() - 1];
+        firsts.push(row.clamp(previous, rows));
+    }
+    firsts.push(rows);
+    firsts
+        .par_windows(2)
+        .enumerate()
+        .find_map_first(|(_, piece)| {
+            let (first, last) = (piece[0], piece[1]);
+            if first == last {
+                return None;
+            }
+            crate::columnar::validate_offsets(values, &offsets[first..=last])
+                .err()
+                .map(|err| err.offset_by(first))
+        })
+        .map_or(Ok(()), Err)
+}
+
+/// The number of bytes between the first and the last offset, or the number of rows if
+/// they are not a range (malformed offsets).
+fn column_span<O: Offset>(offsets: &[O]) -> usize {
+    match (offsets.first(), offsets.last()) {
+        (Some(first), Some(last)) => match (first.to_index(), last.to_index()) {
+            (Some(first), Some(last)) if first <= last => last - first,
+            _ => offsets.len() - 1,
+        },
+        _ => 0,
+    }
 }
 
 /// Is `v` better validated on the calling thread?

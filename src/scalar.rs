@@ -27,25 +27,6 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     run(bytes, 0).map_err(|(valid_up_to, _)| valid_up_to)
 }
 
-/// The scalar kernel's `from_utf8` (see [`crate::kernel::FromUtf8Fn`]).
-pub(crate) fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
-    match validate(bytes) {
-        // SAFETY: the scalar decoder found no error: `bytes` is UTF-8.
-        Ok(()) => Ok(unsafe { core::str::from_utf8_unchecked(bytes) }),
-        Err(checkpoint) => str_or_error(bytes, checkpoint),
-    }
-}
-
-/// The exact result for `bytes` after a kernel reported `checkpoint`: out of line, so
-/// that the kernels' `from_utf8` entry points keep their fast path small.
-#[cold]
-#[inline(never)]
-pub(crate) fn str_or_error(bytes: &[u8], checkpoint: usize) -> Result<&str, Utf8Error> {
-    exact(bytes, Err(checkpoint))?;
-    // SAFETY: `exact` returned `Ok`: `bytes` is UTF-8.
-    Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
-}
-
 /// Turns a kernel's answer into the exact, std-compatible result.
 #[inline]
 pub(crate) fn exact(bytes: &[u8], kernel_result: Result<(), usize>) -> Result<(), Utf8Error> {

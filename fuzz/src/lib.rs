@@ -150,6 +150,147 @@ impl<'a> Header<'a> {
     }
 }
 
+/// The oracle of the `columnar` target: the lowest bad row of a column and why, each row
+/// checked on its own with `core::str::from_utf8`.
+pub mod columnar {
+    use utf8check::columnar::{ColumnError, ColumnErrorKind};
+
+    /// Why a row is bad: a structural problem, or std's `(valid_up_to, error_len)` for
+    /// the row alone.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Why {
+        Structure(ColumnErrorKind),
+        Utf8(usize, Option<usize>),
+    }
+
+    /// `Ok`, or the lowest bad row and why.
+    pub type Want = Result<(), (usize, Why)>;
+
+    fn std_why(bytes: &[u8]) -> Option<Why> {
+        core::str::from_utf8(bytes)
+            .err()
+            .map(|e| Why::Utf8(e.valid_up_to(), e.error_len()))
+    }
+
+    /// Row `row` of an offsets column (offsets widened to `i128`), if it is bad.
+    pub fn offsets_row(values: &[u8], offsets: &[i128], row: usize) -> Option<Why> {
+        let (a, b) = (offsets[row], offsets[row + 1]);
+        if a < 0 || b < 0 {
+            Some(Why::Structure(ColumnErrorKind::NegativeOffset))
+        } else if b < a {
+            Some(Why::Structure(ColumnErrorKind::DecreasingOffsets))
+        } else if b > values.len() as i128 {
+            Some(Why::Structure(ColumnErrorKind::OffsetOutOfBounds))
+        } else {
+            std_why(&values[a as usize..b as usize])
+        }
+    }
+
+    /// View `view`, if it is bad (Arrow's `Utf8View` rules, in their order).
+    pub fn view(view: u128, buffers: &[&[u8]]) -> Option<Why> {
+        let len = view as u32 as usize;
+        let bytes = view.to_le_bytes();
+        if len <= 12 {
+            if bytes[4 + len..].iter().any(|&b| b != 0) {
+                return Some(Why::Structure(ColumnErrorKind::NonZeroPadding));
+            }
+            return std_why(&bytes[4..4 + len]);
+        }
+        let index = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+        let offset = u32::from_le_bytes(bytes[12..].try_into().unwrap()) as usize;
+        let Some(buffer) = buffers.get(index) else {
+            return Some(Why::Structure(ColumnErrorKind::BufferIndexOutOfBounds));
+        };
+        let Some(data) = buffer.get(offset..offset + len) else {
+            return Some(Why::Structure(ColumnErrorKind::ViewOutOfBounds));
+        };
+        if data[..4] != bytes[4..8] {
+            return Some(Why::Structure(ColumnErrorKind::PrefixMismatch));
+        }
+        std_why(data)
+    }
+
+    /// A PLAIN page's bytes consumed, or its lowest bad value.
+    pub fn plain(page: &[u8], num_values: usize) -> Result<usize, (usize, Why)> {
+        let mut pos = 0usize;
+        for value in 0..num_values {
+            let past_end = (value, Why::Structure(ColumnErrorKind::PastEndOfPage));
+            let len = page.get(pos..pos + 4).ok_or(past_end)?;
+            let len = u32::from_le_bytes(len.try_into().unwrap()) as usize;
+            let data = page.get(pos + 4..pos + 4 + len).ok_or(past_end)?;
+            if let Some(why) = std_why(data) {
+                return Err((value, why));
+            }
+            pos += 4 + len;
+        }
+        Ok(pos)
+    }
+
+    /// The first bad row of `whys` (one entry per row).
+    pub fn first(whys: &[Option<Why>]) -> Want {
+        whys.iter()
+            .enumerate()
+            .find_map(|(row, why)| why.map(|why| (row, why)))
+            .map_or(Ok(()), Err)
+    }
+
+    /// `err` as the oracle describes it; panics if its parts disagree with each other or
+    /// its message does not name the row and the reason.
+    pub fn parts(err: ColumnError) -> (usize, Why) {
+        let message = err.to_string();
+        let why = match err.utf8_error() {
+            Some(u) => {
+                assert_eq!(err.kind(), ColumnErrorKind::Utf8);
+                assert_eq!(message, format!("row {}: {u}", err.row()));
+                Why::Utf8(u.valid_up_to(), u.error_len())
+            }
+            None => {
+                assert_eq!(message, format!("row {}: {}", err.row(), err.kind()));
+                Why::Structure(err.kind())
+            }
+        };
+        (err.row(), why)
+    }
+
+    /// Panics unless `got` is `want`.
+    #[track_caller]
+    pub fn check(what: &str, got: Result<(), ColumnError>, want: &Want) {
+        assert_eq!(&got.map_err(parts), want, "{what}");
+    }
+
+    /// Panics unless the validity bitmap and the count of a `valid_rows`/`valid_views`
+    /// call match `whys` (one entry per row): bits of the rows before the lowest
+    /// structural error, the count or that error, and bits after the rows untouched.
+    #[track_caller]
+    pub fn check_validity(
+        what: &str,
+        got: Result<usize, ColumnError>,
+        validity: &[u8],
+        fill: u8,
+        whys: &[Option<Why>],
+    ) {
+        let structure = whys
+            .iter()
+            .position(|w| matches!(w, Some(Why::Structure(_))));
+        let known = structure.unwrap_or(whys.len());
+        match structure {
+            Some(row) => assert_eq!(got.map_err(parts), Err((row, whys[row].unwrap())), "{what}"),
+            None => {
+                let invalid = whys.iter().filter(|w| w.is_some()).count();
+                assert_eq!(got.map_err(parts), Ok(invalid), "{what}");
+            }
+        }
+        for i in 0..validity.len() * 8 {
+            let bit = validity[i / 8] >> (i % 8) & 1;
+            if i < known {
+                assert_eq!(bit == 1, whys[i].is_none(), "{what}: bit {i}");
+            } else if i >= whys.len() {
+                assert_eq!(bit, fill >> (i % 8) & 1, "{what}: bit {i} after the rows");
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -156,13 +156,3 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: AVX2 is supported (this function's contract).
     unsafe { generic::validate::<Avx2>(bytes) }
 }
-
-/// [`crate::from_utf8`] with AVX2 (see [`crate::kernel::FromUtf8Fn`]).
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn from_utf8(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-    // SAFETY: AVX2 is supported (this function's contract).
-    unsafe { generic::from_utf8::<Avx2>(bytes) }
-}

@@ -128,13 +128,3 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: NEON is supported (this function's contract).
     unsafe { generic::validate::<Neon>(bytes) }
 }
-
-/// [`crate::from_utf8`] with NEON (see [`crate::kernel::FromUtf8Fn`]).
-///
-/// # Safety
-/// The CPU must support NEON.
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn from_utf8(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-    // SAFETY: NEON is supported (this function's contract).
-    unsafe { generic::from_utf8::<Neon>(bytes) }
-}

@@ -137,13 +137,3 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: SSE4.1 is supported (this function's contract).
     unsafe { generic::validate::<Sse41>(bytes) }
 }
-
-/// [`crate::from_utf8`] with SSE4.1 (see [`crate::kernel::FromUtf8Fn`]).
-///
-/// # Safety
-/// The CPU must support SSE4.1.
-#[target_feature(enable = "sse4.1")]
-pub(crate) unsafe fn from_utf8(bytes: &[u8]) -> Result<&str, crate::Utf8Error> {
-    // SAFETY: SSE4.1 is supported (this function's contract).
-    unsafe { generic::from_utf8::<Sse41>(bytes) }
-}
