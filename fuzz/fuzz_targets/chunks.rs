@@ -17,7 +17,11 @@ fuzz_target!(|data: &[u8]| {
 
 fn check(bytes: &[u8]) {
     let mut ours = utf8check::utf8_chunks(bytes);
-    assert_eq!(format!("{ours:?}"), format!("{:?}", bytes.utf8_chunks()), "Debug");
+    assert_eq!(
+        format!("{ours:?}"),
+        format!("{:?}", bytes.utf8_chunks()),
+        "Debug"
+    );
     let mut offset = 0;
     for want in bytes.utf8_chunks() {
         let got = ours.next().expect("utf8_chunks ended early");
@@ -28,13 +32,19 @@ fn check(bytes: &[u8]) {
             Ok(()) => None,
             Err((at, error_len, kind)) => {
                 assert_eq!(at, 0);
-                assert_eq!(error_len.unwrap_or(bytes.len() - offset), want.invalid().len());
+                assert_eq!(
+                    error_len.unwrap_or(bytes.len() - offset),
+                    want.invalid().len()
+                );
                 Some(kind)
             }
         };
         assert_eq!(got.error_kind(), kind, "error_kind at {offset}");
         offset += want.invalid().len();
     }
-    assert!(ours.next().is_none(), "utf8_chunks has more chunks than std");
+    assert!(
+        ours.next().is_none(),
+        "utf8_chunks has more chunks than std"
+    );
     assert!(ours.next().is_none(), "utf8_chunks is not fused");
 }

@@ -25,6 +25,10 @@ fuzz_target!(|data: &[u8]| {
     let owned = utf8check::from_utf8_lossy_owned(bytes);
     assert_eq!(owned, want);
     if valid && !data.is_empty() {
-        assert_eq!(owned.as_ptr(), ptr, "the allocation of valid input is not reused");
+        assert_eq!(
+            owned.as_ptr(),
+            ptr,
+            "the allocation of valid input is not reused"
+        );
     }
 });
