@@ -10,7 +10,8 @@
 //! * mutated multilingual text, random bytes, errors at every density, long buffers;
 //! * proptest on mutated text and arbitrary bytes.
 //!
-//! `UTF8CHECK_SMALL_TESTS=1` (unoptimized and sanitizer runs) samples the placements.
+//! `UTF8CHECK_SMALL_TESTS=1` (unoptimized and sanitizer runs) samples the placements and
+//! runs fewer random cases.
 
 // std's `utf8_chunks` (Rust 1.79) is the oracle; the tests build with the current compiler,
 // not the library's MSRV.
@@ -146,11 +147,19 @@ fn every_byte_and_pair_at_every_boundary() {
     for a in 0..=255u8 {
         check_placed(&[a], &offsets, None, &mut buf);
     }
-    // Pairs: every offset, one surrounding each (every surrounding over the offsets).
+    // Pairs: every offset, one surrounding each (every surrounding over the offsets);
+    // a fifth of the offsets, in turn, for small runs.
+    let step = if small() { 5 } else { 1 };
     for a in 0..=255u8 {
         for b in 0..=255u8 {
             let i = usize::from(a) * 256 + usize::from(b);
-            check_placed(&[a, b], &offsets, Some(i), &mut buf);
+            let mine: Vec<usize> = offsets
+                .iter()
+                .copied()
+                .skip(i % step)
+                .step_by(step)
+                .collect();
+            check_placed(&[a, b], &mine, Some(i), &mut buf);
         }
     }
 }
@@ -174,8 +183,14 @@ fn sampled_three_and_four_byte_sequences_at_every_boundary() {
                     (0..n).map(|_| offsets[rng.below(offsets.len())]).collect()
                 };
                 let i = rng.below(20);
-                check_placed(&[lead, b, c], &pick(&mut rng), None, &mut buf);
-                for &d in &CLASSES {
+                // Small runs: one surrounding per triple, and a third of the fourth bytes.
+                let all = if small() { Some(i) } else { None };
+                check_placed(&[lead, b, c], &pick(&mut rng), all, &mut buf);
+                for &d in CLASSES
+                    .iter()
+                    .skip(i % 3)
+                    .step_by(if small() { 3 } else { 1 })
+                {
                     check_placed(&[lead, b, c, d], &pick(&mut rng), Some(i), &mut buf);
                 }
             }
@@ -290,8 +305,17 @@ fn byte() -> impl Strategy<Value = u8> {
     prop_oneof![any::<u8>(), proptest::sample::select(CLASSES.to_vec())]
 }
 
+/// Cases per property: fewer for small runs.
+fn cases() -> u32 {
+    if small() {
+        256
+    } else {
+        2048
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn mutated_text(
