@@ -58,7 +58,8 @@ def density(size=262144, insert="é"):
             out.append(f'<line x1="{x0}" x2="{x0 + pw}" y1="{py(v):.1f}" y2="{py(v):.1f}" stroke="#eee"/>')
             out.append(text(x0 - 6, py(v) + 4, str(v), 10, "end"))
         for k in spacings:
-            out.append(text(px(k), top + ph + 16, str(k), 9))
+            if k & (k - 1) == 0:  # powers of two only: the others would overlap
+                out.append(text(px(k), top + ph + 16, str(k), 9))
         out.append(text(x0 + pw / 2, top + ph + 34, "k (bytes between non-ASCII characters)", 11))
         for s in series:
             pts = sorted((int(r["spacing"]), float(r[s])) for r in rows if r["placement"] == placement)

@@ -450,5 +450,13 @@ fn every_triple_across_a_window_block() {
     })
     .collect();
     assert_eq!(placements.len(), 4);
+    // Under emulation (`UTF8CHECK_SMALL_TESTS`, set by CI's aarch64 step) one placement
+    // per split: 16.7 million inputs of 850 bytes each take minutes under qemu.
+    let small = std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0");
+    let placements = if small {
+        vec![placements[0].clone(), placements[3].clone()]
+    } else {
+        placements
+    };
     check_every_sequence::<3>(&placements, false);
 }
