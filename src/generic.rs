@@ -787,11 +787,45 @@ unsafe fn windows<V: Vector, const W: usize>(
         };
         // SAFETY: the CPU supports `V`.
         if !unsafe { errors.is_zero() } {
-            return Err(pos);
+            // SAFETY: the window is in bounds, as above; the CPU supports `V`.
+            return Err(unsafe { first_bad_block::<V, W>(k, bytes, pos) });
         }
         pos += W * BLOCK;
     }
     Ok(pos)
+}
+
+/// The first block of the window of `W` blocks at `pos` that shows an error, given that
+/// the window does: the checkpoint the main loop returns, so that the exact error is
+/// looked for in at most a block and not from the window's start. The same checks as the
+/// window's, one block at a time, run only where there is an error. (Inlined like the
+/// rest: a function of its own would not have the kernel's target features.)
+///
+/// # Safety
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn first_bad_block<V: Vector, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> usize {
+    // SAFETY: every block and the register before it lie within the window and the
+    // register before it (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        for block in (pos..pos + W * BLOCK).step_by(BLOCK) {
+            let errors = if is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
+                unfinished_before(k, bytes, block)
+            } else {
+                check_block(k, bytes.as_ptr().add(block))
+            };
+            if !errors.is_zero() {
+                return block;
+            }
+        }
+    }
+    // Unreachable while the window's checks are these; the window's start is still a
+    // valid checkpoint.
+    pos
 }
 
 /// Validates `bytes`: `Ok(())` if it is UTF-8, else `Err(checkpoint)` with no rule broken
