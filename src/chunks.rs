@@ -7,8 +7,9 @@
 //! which no rule is broken; the exact error is somewhere after it. Walking every error is
 //! a loop of finding the next one, with three costs to keep down:
 //!
-//! * **Locating** ([`locate`]): the kernel tests its error bits once per window of many
-//!   blocks (kilobytes), so the error can be far from the checkpoint. The kernel checks
+//! * **Locating** ([`locate`]): the kernel's checkpoint can lie some way before the error
+//!   (the first failing 64-byte block of a window in the main loop, the start of an input
+//!   too short for it or of its tail: up to a few hundred bytes). The kernel checks
 //!   [`LOCATE_STEP`] bytes at a time from the checkpoint, and the scalar decoder
 //!   (`scalar::run`) finds the exact error in the first piece that fails.
 //! * **Dense errors** (binary noise, text in another encoding): every kernel call has a
@@ -201,8 +202,8 @@ impl Walker {
 const LOCATE_STEP: usize = 128;
 
 /// The first error of `bytes` (which starts at a character boundary), after the kernel
-/// failed on it at `checkpoint`. The kernel tests its error bits only once per window of
-/// many blocks, so the error may lie kilobytes after `checkpoint`: the kernel checks
+/// failed on it at `checkpoint`. The error may lie up to a few hundred bytes after
+/// `checkpoint` (see the module documentation): the kernel checks
 /// [`LOCATE_STEP`] bytes at a time from there, and the scalar decoder finds the exact
 /// error from the first piece that fails.
 #[inline]
