@@ -542,6 +542,7 @@ unsafe fn for_each_block<V: Vector, S: BlockStep<V>, const W: usize>(
     pos: usize,
     steps: &mut S,
 ) {
+    debug_assert!(W % 4 == 0 && W <= BlockMask::BITS as usize);
     for group in (0..W).step_by(4) {
         let (block, bit): (usize, BlockMask) = (pos + group * BLOCK, 1 << group);
         // SAFETY: the blocks lie within the window (caller's guarantee).
