@@ -699,7 +699,7 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
     /// Sparse text (at most one non-ASCII block in the last window): [`sparse_run`].
-    AsciiFirst,
+    Sparse,
     /// [`check_by_branches`] for dense text ([`Dense`]).
     Dense,
     /// [`check_by_branches`] for a repeated pattern ([`Pattern`]).
@@ -708,8 +708,8 @@ enum Way {
     Mask,
 }
 
-/// The main loop's choice of [`Way`]. It changes only on evidence of more than one
-/// window (a change of way is itself a branch that is mispredicted), and keeps the masks
+/// The main loop's choice of [`Way`], from the shape of the last window (a change of way
+/// is itself a mispredicted branch, so it follows the text, not each block), with the masks
 /// of the last non-ASCII windows: a mask seen again is a pattern that the branch
 /// predictor has learned.
 struct Mode {
@@ -722,7 +722,7 @@ impl Mode {
     #[inline(always)]
     fn new() -> Mode {
         Mode {
-            way: Way::AsciiFirst,
+            way: Way::Sparse,
             recent: [0; 4],
         }
     }
@@ -737,7 +737,7 @@ impl Mode {
             return;
         }
         if mask.count_ones() <= 1 {
-            self.way = Way::AsciiFirst;
+            self.way = Way::Sparse;
             return;
         }
         self.way = if self.recent.contains(&mask) {
@@ -750,7 +750,8 @@ impl Mode {
 }
 
 /// Checks the windows of `W` blocks from `pos` on while they fit. Returns the position
-/// after the last window, or `Err(window start)` at the first window with an error.
+/// after the last window, or `Err(checkpoint)` at the first error: the first failing
+/// block ([`first_bad_block`], or [`sparse_run`]'s).
 ///
 /// # Safety
 /// `BYTES <= pos`; the CPU must support `V`.
@@ -767,7 +768,7 @@ unsafe fn windows<V: Vector, const W: usize>(
         // register before it are in bounds; the CPU supports `V`.
         let errors = unsafe {
             match mode.way {
-                Way::AsciiFirst => {
+                Way::Sparse => {
                     pos = sparse_run::<V, W>(k, bytes, pos)?;
                     // Non-ASCII blocks came close together (or the windows are done).
                     mode.way = Way::Mask;

@@ -338,7 +338,7 @@ fn every_truncation_of_multilingual_text() {
 enum Way {
     /// After a window with at most one non-ASCII block: ASCII blocks skipped in a loop,
     /// each non-ASCII block checked alone.
-    AsciiFirst,
+    Sparse,
     /// After a window with no ASCII block: a branch per block.
     Dense,
     /// After a window whose mask repeats an earlier one: a branch per block, the end check
@@ -371,14 +371,14 @@ fn window_placements(
     let window = window_blocks * 64;
     let mut placements = Vec::new();
     for first in [16, 32] {
-        for way in [Way::AsciiFirst, Way::Dense, Way::Pattern, Way::Mask] {
+        for way in [Way::Sparse, Way::Dense, Way::Pattern, Way::Mask] {
             // The set-up windows (two with the same mask for a pattern), the window under
             // test, a narrow window after it, a tail.
             let set_up_windows = if matches!(way, Way::Pattern) { 2 } else { 1 };
             let len = first + (set_up_windows + 1) * window + 4 * 64 + 40;
             let mut background = filler(len);
             let set_up: Vec<usize> = match way {
-                Way::AsciiFirst => vec![],
+                Way::Sparse => vec![],
                 Way::Dense => (0..window_blocks).collect(),
                 Way::Pattern => vec![
                     0,
