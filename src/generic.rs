@@ -22,8 +22,8 @@
 //! non-ASCII words scattered through it, so the question is how to pay for the full check
 //! only where it is needed without paying more for deciding where. A branch per block
 //! ("is it ASCII?") is cheap where it is predicted, and a misprediction costs more than
-//! checking a block; so the loop checks each window one of three ways, chosen from the
-//! shape of the window before it (see [`Way`]):
+//! checking a block; so the loop checks each window one of five ways, chosen from the
+//! shape of the windows before it (see [`Way`]):
 //!
 //! * *mixed* text (ASCII and non-ASCII blocks alternating without a pattern, as in
 //!   prose in Latin scripts, HTML, man pages): a mask of the window's non-ASCII blocks
@@ -31,8 +31,11 @@
 //! * *dense* text (no ASCII block), and blocks in a pattern that repeats from window to
 //!   window: a branch per block, which the predictor gets right ([`check_by_branches`]:
 //!   [`Dense`], [`Pattern`]);
-//! * *sparse* text (at most one non-ASCII block per window): ASCII blocks skipped two at
-//!   a time, each pair that is not all ASCII checked whole ([`sparse_run`]).
+//! * *sparse* text (one non-ASCII pair of blocks in the last window): the same mask by
+//!   pairs of blocks, whose first set bit is checked without a branch;
+//! * *ASCII* text (at the start, and after an all-ASCII window): ASCII blocks skipped two
+//!   at a time, each pair that is not all ASCII checked whole ([`sparse_run`]), until
+//!   two such pairs come within a window of each other.
 //!
 //! `docs/design.md` has the measurements behind this.
 //!
@@ -465,52 +468,81 @@ const fn full_mask(blocks: usize) -> BlockMask {
     BlockMask::MAX >> (BlockMask::BITS as usize - blocks)
 }
 
-/// Checks the non-ASCII blocks of a window of `W` blocks at `pos` (not all ASCII) without
-/// a branch per block: a mask of the blocks that are not ASCII, and a loop over its set
-/// bits. The loop has one branch that depends on the data, its exit. Where ASCII and
-/// non-ASCII blocks alternate without a pattern (prose in Latin scripts, HTML, man
-/// pages, word lists), a branch per block is mispredicted at about every other switch,
-/// and each misprediction costs more than checking a block.
-///
-/// An ASCII block ends any sequence the bytes before it started: where block `i + 1` is
-/// ASCII and block `i` is not, the end check of the register before it, in a second loop
-/// over those switches; at the start of the window the check is kept or not by
-/// [`keep_if`] instead of a branch.
-///
-/// Returns the window's error bits and its mask.
+/// Checks the `G` blocks at `ptr` ([`check_block`] each).
 ///
 /// # Safety
-/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
+/// `ptr - BYTES .. ptr + G * BLOCK` must be in bounds, and the CPU must support `V`.
 #[inline(always)]
-unsafe fn check_by_mask<V: Vector, const W: usize>(
+unsafe fn check_unit<V: Vector, const G: usize>(k: &Constants<V>, ptr: *const u8) -> V {
+    // SAFETY: each block and the register before it lie within `ptr - BYTES ..
+    // ptr + G * BLOCK` (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        let mut errors = check_block(k, ptr);
+        for block in 1..G {
+            errors = errors.or(check_block(k, ptr.add(block * BLOCK)));
+        }
+        errors
+    }
+}
+
+/// Checks a window of `W` blocks at `pos` without a branch per block: a mask of its
+/// units (`G` blocks each: a block for mixed text, a pair for sparse text) that are not
+/// all ASCII, and a loop over the mask's set bits, whose exit is its one branch that
+/// depends on the data. Where ASCII and non-ASCII blocks alternate without a pattern
+/// (prose in Latin scripts, HTML, man pages, word lists), a branch per block is
+/// mispredicted at about every other switch, and each misprediction costs more than
+/// checking a block.
+///
+/// The first set bit is checked before the loop, whether there is one or not (without
+/// one, the last unit: all ASCII, after ASCII bytes, it cannot fail): a window with one
+/// non-ASCII unit, the common case in sparse text, takes no data-dependent branch at all.
+///
+/// An ASCII unit ends any sequence the bytes before it started: where unit `i + 1` is
+/// ASCII and unit `i` is not, the end check of the register before it (the first such
+/// switch before a loop, like the checks, kept or not by [`keep_if`]); at the start of
+/// the window the check is kept by [`keep_if`] if unit 0 is ASCII. The unit after the
+/// window is the next window's (or the tail's) to judge.
+///
+/// Returns the window's error bits and its mask (bit `i` for unit `i`).
+///
+/// # Safety
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `W / G >= 2`; the CPU must support
+/// `V`.
+#[inline(always)]
+unsafe fn check_by_mask<V: Vector, const W: usize, const G: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
 ) -> (V, BlockMask) {
-    // SAFETY: every block read lies within `pos .. pos + W * BLOCK`, within `bytes`, and
+    let units = W / G;
+    let unit = G * BLOCK;
+    // SAFETY: every unit read lies within `pos .. pos + W * BLOCK`, within `bytes`, and
     // the three bytes and the register before each block and each end check lie at or
     // after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
     unsafe {
         let p = bytes.as_ptr().add(pos);
         let mut non_ascii: BlockMask = 0;
-        for i in 0..W {
-            non_ascii |= BlockMask::from(!is_ascii::<V>(p.add(i * BLOCK), BLOCK)) << i;
+        for i in 0..units {
+            non_ascii |= BlockMask::from(!is_ascii::<V>(p.add(i * unit), unit)) << i;
         }
         let mut errors = unfinished_before(k, bytes, pos).and(keep_if(non_ascii & 1 == 0));
-        let mut todo = non_ascii;
+        let first = (non_ascii.trailing_zeros() as usize).min(units - 1);
+        errors = errors.or(check_unit::<V, G>(k, p.add(first * unit)));
+        let mut todo = non_ascii & non_ascii.wrapping_sub(1);
         while todo != 0 {
             let i = todo.trailing_zeros() as usize;
             todo &= todo - 1;
-            errors = errors.or(check_block(k, p.add(i * BLOCK)));
+            errors = errors.or(check_unit::<V, G>(k, p.add(i * unit)));
         }
-        // The end check where a non-ASCII block is followed by an ASCII one: a second loop
-        // over those switches only (few where the text is dense). The block after the
-        // window is the next window's (or the tail's) to judge.
-        let mut switches = non_ascii & !(non_ascii >> 1) & (full_mask(W) >> 1);
+        let mut switches = non_ascii & !(non_ascii >> 1) & (full_mask(units) >> 1);
+        let first = (switches.trailing_zeros() as usize).min(units - 2);
+        let end = unfinished_before(k, bytes, pos + (first + 1) * unit);
+        errors = errors.or(end.and(keep_if(switches != 0)));
+        switches &= switches.wrapping_sub(1);
         while switches != 0 {
             let i = switches.trailing_zeros() as usize;
             switches &= switches - 1;
-            errors = errors.or(unfinished_before(k, bytes, pos + (i + 1) * BLOCK));
+            errors = errors.or(unfinished_before(k, bytes, pos + (i + 1) * unit));
         }
         (errors, non_ascii)
     }
@@ -644,9 +676,9 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
     }
 }
 
-/// Sparse text, from `pos` on: ASCII blocks skipped two at a time; where a pair is not
-/// all ASCII, both of its blocks are checked, for as long as those pairs stay at least a
-/// window apart. Where non-ASCII bytes are rare this costs the least per ASCII block, and
+/// ASCII text with rare non-ASCII bytes, from `pos` on: ASCII blocks skipped two at a
+/// time; where a pair is not all ASCII, both of its blocks are checked, for as long as
+/// those pairs stay at least a window apart. Where non-ASCII bytes are rare this costs the least per ASCII block, and
 /// the only mispredicted branches are the skip's exits.
 ///
 /// Both blocks of the pair, not the one that holds the non-ASCII byte: choosing it would
@@ -702,15 +734,25 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 /// How the main loop checks its next window, chosen from the shape of the last ones.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
-    /// Sparse text (at most one non-ASCII block in the last window): [`sparse_run`].
+    /// ASCII text (the start of the input, or after [`QUIET`] all-ASCII windows): whole
+    /// pairs of ASCII blocks skipped in a loop ([`skip_ascii_pairs`]), until a pair is not.
+    Ascii,
+    /// Sparse text (at most one non-ASCII pair in the last window): [`check_by_mask`] by
+    /// pairs of blocks.
     Sparse,
     /// [`check_by_branches`] for dense text ([`Dense`]).
     Dense,
     /// [`check_by_branches`] for a repeated pattern ([`Pattern`]).
     Pattern,
-    /// [`check_by_mask`]: ASCII and non-ASCII blocks mixed without a pattern.
+    /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern.
     Mask,
 }
+
+/// All-ASCII windows in a row after which the main loop skips ASCII in a loop
+/// ([`Way::Ascii`]). The loop costs the least per ASCII block, but its exit at the next
+/// non-ASCII byte is a mispredicted branch: where that byte is a window or two away,
+/// checking windows by pairs without a branch costs less.
+const QUIET: u32 = 1;
 
 /// The main loop's choice of [`Way`], from the shape of the last window (a change of way
 /// is itself a mispredicted branch, so it follows the text, not each block), with the masks
@@ -720,20 +762,23 @@ struct Mode {
     way: Way,
     /// Newest first.
     recent: [BlockMask; 4],
+    /// All-ASCII windows in a row.
+    quiet: u32,
 }
 
 impl Mode {
     #[inline(always)]
     fn new() -> Mode {
         Mode {
-            way: Way::Sparse,
+            way: Way::Ascii,
             recent: [0; 4],
+            quiet: 0,
         }
     }
 
-    /// Chooses the way of the next window from the mask of the last one.
+    /// Chooses the way of the next window from the mask of the last one, by blocks.
     #[inline(always)]
-    fn update(&mut self, mask: BlockMask, full: BlockMask) {
+    fn after_blocks(&mut self, mask: BlockMask, full: BlockMask) {
         // Dense text first: it needs no history, and it is where the work per byte is
         // highest, so the fewer instructions here the better.
         if mask == full {
@@ -751,11 +796,30 @@ impl Mode {
         };
         self.recent = [mask, self.recent[0], self.recent[1], self.recent[2]];
     }
+
+    /// Chooses the way of the next window from the mask of the last one, by pairs.
+    #[inline(always)]
+    fn after_pairs(&mut self, mask: BlockMask, full: BlockMask) {
+        if mask == 0 {
+            self.quiet += 1;
+            if self.quiet >= QUIET {
+                self.way = Way::Ascii;
+            }
+            return;
+        }
+        self.quiet = 0;
+        self.way = match mask.count_ones() {
+            1 => Way::Sparse,
+            _ if mask == full => Way::Dense,
+            _ => Way::Mask,
+        };
+    }
 }
 
 /// Checks the windows of `W` blocks from `pos` on while they fit. Returns the position
 /// after the last window, or `Err(checkpoint)` at the first error: the first failing
-/// block ([`first_bad_block`], or [`sparse_run`]'s).
+/// block ([`first_bad_block`]), or the start of a run of ASCII that a sequence before it
+/// leaves unfinished.
 ///
 /// # Safety
 /// `BYTES <= pos`; the CPU must support `V`.
@@ -766,27 +830,32 @@ unsafe fn windows<V: Vector, const W: usize>(
     mut pos: usize,
     mode: &mut Mode,
 ) -> Result<usize, usize> {
-    let full = full_mask(W);
     while pos + W * BLOCK <= bytes.len() {
         // SAFETY: `BYTES <= pos` and `pos + W * BLOCK <= len`, so the window and the
         // register before it are in bounds; the CPU supports `V`.
         let errors = unsafe {
             match mode.way {
-                Way::Sparse => {
+                Way::Ascii => {
                     pos = sparse_run::<V, W>(k, bytes, pos)?;
-                    // Non-ASCII blocks came close together (or the windows are done).
-                    mode.way = Way::Mask;
+                    // Non-ASCII pairs came close together (or the windows are done).
+                    mode.way = Way::Sparse;
+                    mode.quiet = 0;
                     continue;
+                }
+                Way::Sparse => {
+                    let (errors, mask) = check_by_mask::<V, W, 2>(k, bytes, pos);
+                    mode.after_pairs(mask, full_mask(W / 2));
+                    errors
                 }
                 Way::Dense | Way::Pattern => {
                     let dense = mode.way == Way::Dense;
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos, dense);
-                    mode.update(mask, full);
+                    mode.after_blocks(mask, full_mask(W));
                     errors
                 }
                 Way::Mask => {
-                    let (errors, mask) = check_by_mask::<V, W>(k, bytes, pos);
-                    mode.update(mask, full);
+                    let (errors, mask) = check_by_mask::<V, W, 1>(k, bytes, pos);
+                    mode.after_blocks(mask, full_mask(W));
                     errors
                 }
             }

@@ -332,12 +332,15 @@ fn every_truncation_of_multilingual_text() {
     }
 }
 
-/// How the main loop checks a window, chosen from the window before it (`src/generic.rs`):
-/// the test sets up the window before the one under test to force each way.
+/// How the main loop checks a window, chosen from the windows before it
+/// (`src/generic.rs`): the test sets up the windows before the one under test to force
+/// each way.
 #[derive(Copy, Clone, Debug)]
 enum Way {
-    /// After a window with at most one non-ASCII block: ASCII blocks skipped in a loop,
-    /// each non-ASCII block checked alone.
+    /// From the start of the input: pairs of ASCII blocks skipped in a loop, each pair
+    /// that is not all ASCII checked whole, until two such pairs come within a window.
+    Ascii,
+    /// After that: the mask of the non-ASCII pairs of blocks, a loop over it.
     Sparse,
     /// After a window with no ASCII block: a branch per block.
     Dense,
@@ -346,6 +349,28 @@ enum Way {
     Pattern,
     /// After a window of mixed blocks: the mask of the non-ASCII blocks, a loop over it.
     Mask,
+}
+
+impl Way {
+    const ALL: [Way; 5] = [Way::Ascii, Way::Sparse, Way::Dense, Way::Pattern, Way::Mask];
+
+    /// The windows before the one under test, as the blocks of each that hold an `é`. An
+    /// all-ASCII window leaves the skipping loop running. Otherwise the first makes the skipping loop stop exactly at its end (two non-ASCII pairs close
+    /// together, the second one ending the window), so that the next window is checked
+    /// by pairs; a full window after that makes the next one dense; a dense window with
+    /// blocks 0 and 2 makes the next one checked by its mask, and the same mask again a
+    /// pattern.
+    fn set_up(self, window_blocks: usize) -> Vec<Vec<usize>> {
+        let stop = vec![window_blocks - 4, window_blocks - 2];
+        let full: Vec<usize> = (0..window_blocks).collect();
+        match self {
+            Way::Ascii => vec![vec![]],
+            Way::Sparse => vec![stop],
+            Way::Dense => vec![stop, full],
+            Way::Mask => vec![stop, full, vec![0, 2]],
+            Way::Pattern => vec![stop, full, vec![0, 2], vec![0, 2]],
+        }
+    }
 }
 
 /// A non-ASCII character for the background, put in the middle of a block (away from the
@@ -362,7 +387,8 @@ const E_ACUTE: &[u8] = "é".as_bytes();
 /// blocks at every block position). `keep(way, boundary, before, after)` picks the
 /// placements: `boundary` is the index within the window (0 is its start,
 /// `window_blocks` its end), `before` and `after` say whether the blocks on either side
-/// hold an `é`.
+/// hold an `é` (and where both are ASCII, a third placement has a decoy `é` earlier in
+/// the window).
 fn window_placements(
     window_blocks: usize,
     n: usize,
@@ -371,37 +397,39 @@ fn window_placements(
     let window = window_blocks * 64;
     let mut placements = Vec::new();
     for first in [16, 32] {
-        for way in [Way::Sparse, Way::Dense, Way::Pattern, Way::Mask] {
-            // The set-up windows (two with the same mask for a pattern), the window under
-            // test, a narrow window after it, a tail.
-            let set_up_windows = if matches!(way, Way::Pattern) { 2 } else { 1 };
+        for way in Way::ALL {
+            // The set-up windows, the window under test, a narrow window after it, a tail.
+            let set_up = way.set_up(window_blocks);
+            let set_up_windows = set_up.len();
             let len = first + (set_up_windows + 1) * window + 4 * 64 + 40;
             let mut background = filler(len);
-            let set_up: Vec<usize> = match way {
-                Way::Sparse => vec![],
-                Way::Dense => (0..window_blocks).collect(),
-                Way::Pattern => vec![
-                    0,
-                    2,
-                    window_blocks - 1,
-                    window_blocks,
-                    window_blocks + 2,
-                    2 * window_blocks - 1,
-                ],
-                Way::Mask => vec![0, 2],
-            };
-            for block in set_up {
-                let at = first + block * 64 + 30;
-                background[at..at + 2].copy_from_slice(E_ACUTE);
+            for (w, blocks) in set_up.iter().enumerate() {
+                for block in blocks {
+                    let at = first + w * window + block * 64 + 30;
+                    background[at..at + 2].copy_from_slice(E_ACUTE);
+                }
             }
             for index in 0..=window_blocks {
                 let boundary = first + set_up_windows * window + index * 64;
-                for (before, after) in [(false, false), (false, true), (true, false), (true, true)]
-                {
-                    if !keep(way, index, before, after) {
+                // Also, away from the window's start, a decoy: an `é` in block 0 followed by
+                // an ASCII block, so that the switch at the boundary is not the window's
+                // first (a mask's first switch is checked apart from the others).
+                let neighbours = [
+                    (false, false, false),
+                    (false, true, false),
+                    (true, false, false),
+                    (true, true, false),
+                    (false, false, true),
+                ];
+                for (before, after, decoy) in neighbours {
+                    if !keep(way, index, before, after) || (decoy && index < 3) {
                         continue;
                     }
                     let mut input = background.clone();
+                    if decoy {
+                        let at = first + set_up_windows * window + 30;
+                        input[at..at + 2].copy_from_slice(E_ACUTE);
+                    }
                     if before {
                         input[boundary - 34..boundary - 32].copy_from_slice(E_ACUTE);
                     }
