@@ -225,11 +225,9 @@ impl<R> LossyReader<R> {
                 end = self.raw_end;
                 continue;
             }
-            let (valid, invalid, unfinished) = match self.walker.first_error(&self.buf[read..end]) {
-                None => (end - read, 0, false),
-                Some((at, None)) => (at, end - read - at, true),
-                Some((at, Some(len))) => (at, usize::from(len), false),
-            };
+            let split = self.walker.first_error(&self.buf[read..end]);
+            let (valid, invalid) = (split.at, split.invalid);
+            let unfinished = split.error_len == 0;
             if write != read {
                 self.buf.copy_within(read..read + valid, write);
             }
