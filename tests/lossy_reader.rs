@@ -64,16 +64,23 @@ fn is_scripted(err: &io::Error) -> bool {
 /// Reads `reader` to its end with `read` into a buffer of `len` bytes, retrying the
 /// scripted errors.
 fn by_read(reader: &mut impl Read, len: usize) -> Vec<u8> {
+    by_reads(reader, &[len])
+}
+
+/// Reads `reader` to its end with `read`, into buffers of the lengths `lens` (cycled),
+/// retrying the scripted errors.
+fn by_reads(reader: &mut impl Read, lens: &[usize]) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut buf = vec![0; len];
-    loop {
-        match reader.read(&mut buf) {
-            Ok(0) => return out,
+    let mut buf = vec![0; lens.iter().copied().max().unwrap_or(0)];
+    for &len in lens.iter().cycle() {
+        match reader.read(&mut buf[..len]) {
+            Ok(0) => break,
             Ok(n) => out.extend_from_slice(&buf[..n]),
             Err(err) if is_scripted(&err) => {}
             Err(err) => panic!("{err}"),
         }
     }
+    out
 }
 
 /// Reads with `read_to_end`, called again after each scripted failure.
@@ -142,6 +149,15 @@ fn check(input: &[u8]) {
             check_one("read 1", capacity, by_read(&mut new(), 1));
             check_one("read 13", capacity, by_read(&mut new(), 13));
             check_one("read 64 KiB", capacity, by_read(&mut new(), 64 << 10));
+            // Reads as long as the buffer go straight into the caller's buffer, shorter ones
+            // through it: every switch between the two, with text or a held sequence left
+            // over from the other.
+            let lens = [capacity, 1, 2 * capacity, 7, capacity - 1, capacity];
+            check_one(
+                "read, direct and buffered",
+                capacity,
+                by_reads(&mut new(), &lens),
+            );
             check_one("read_to_end", capacity, by_read_to_end(&mut new()));
             check_one("fill_buf 5", capacity, by_fill_buf(&mut new(), 5));
             check_one("fill_buf", capacity, by_fill_buf(&mut new(), usize::MAX));
@@ -195,6 +211,12 @@ fn every_pair_one_byte_at_a_time() {
             let want = String::from_utf8_lossy(&input).into_owned().into_bytes();
             let mut reader = LossyReader::with_capacity(16, Scripted::new(&input, &[1], 0, 0));
             assert_eq!(by_read(&mut reader, 1), want, "{input:02X?}");
+            // Read straight into the caller's buffer, cut after every byte.
+            for cut in 1..input.len() {
+                let mut reader =
+                    LossyReader::with_capacity(16, Scripted::new(&input, &[16, cut], 0, 0));
+                assert_eq!(by_read(&mut reader, 16), want, "{input:02X?}, cut {cut}");
+            }
         }
     }
 }
@@ -252,6 +274,14 @@ fn holds_no_more_than_its_buffer() {
         reader.consume(n);
     }
     assert_eq!(reader.capacity(), 100);
+    // Large reads go straight into the caller's buffer, but no more than the buffer would
+    // take, so that what is left to repair fits in it.
+    let mut reader = LossyReader::with_capacity(100, Capped(100, io::repeat(b'a')));
+    assert!(reader.read(&mut [0; 1000]).unwrap() <= 100);
+    let mut reader = LossyReader::with_capacity(100, Capped(100, io::repeat(0xC3)));
+    for _ in 0..100 {
+        assert!(reader.read(&mut [0; 1000]).unwrap() > 0);
+    }
     assert_eq!(LossyReader::with_capacity(0, io::empty()).capacity(), 16);
 }
 

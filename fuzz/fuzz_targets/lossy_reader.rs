@@ -3,8 +3,9 @@
 //! where the input says and gets interrupted.
 //!
 //! Input: a [`Header`] with up to 8 control bytes, then the text. The first control byte
-//! is the reader's buffer length (16 plus its value), and also the length of the caller's
-//! reads (1 plus its value); the others are the lengths the inner reader returns, in
+//! is the reader's buffer length (16 plus its value), and also the length of every other
+//! read of the caller (1 plus its value; the reads in between are as long as the buffer,
+//! which go straight into the caller's buffer); the others are the lengths the inner reader returns, in
 //! turn, where 0 is an `Interrupted` error (all zeros: no lengths). No control byte: a
 //! 64 KiB buffer and the whole text in one read.
 
@@ -31,9 +32,9 @@ fuzz_target!(|data: &[u8]| {
 
     let mut reader = LossyReader::with_capacity(capacity, inner());
     let mut got = Vec::new();
-    let mut buf = vec![0; read_len];
-    loop {
-        match reader.read(&mut buf) {
+    let mut buf = vec![0; read_len.max(capacity)];
+    for len in [read_len, capacity].into_iter().cycle() {
+        match reader.read(&mut buf[..len]) {
             Ok(0) => break,
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
