@@ -467,8 +467,10 @@ fn class_triples_across_window_blocks() {
     let mut placements = window_placements(4, 3, |_, _, _, _| true);
     // The wide windows (`WIDE` in src/generic.rs): their first and last boundaries and
     // two in the middle.
-    placements.extend(window_placements(32, 3, |_, boundary, _, _| {
-        matches!(boundary, 0 | 1 | 16 | 17 | 31 | 32)
+    // (Under emulation, only among ASCII blocks: the wide windows' inputs are up to 10 KiB.)
+    let small = small_tests();
+    placements.extend(window_placements(32, 3, |_, boundary, before, after| {
+        matches!(boundary, 0 | 1 | 16 | 17 | 31 | 32) && (!small || (!before && !after))
     }));
     check_class_sequences::<3>(&placements);
 }
