@@ -93,15 +93,19 @@
 //! validator once per view costs more than the check itself. A batch of
 //! [`VIEW_BATCH`] views is handled at once:
 //!
-//! * A first branch-free pass lists the batch's inline views and its long views (their
-//!   kinds alternate unpredictably in real columns: a branch per view would mispredict).
-//! * The inline views: a branch-free pass checks their zero padding and copies those
-//!   with a byte whose high bit is set into a buffer on the stack. An inline view's bytes
-//!   are its length (0 to 12: four ASCII bytes), its string and its zero padding, so the
-//!   buffer is valid UTF-8 exactly when its strings are: ASCII bytes separate the
-//!   strings, a string cut short is followed by an ASCII byte, and a continuation byte at
-//!   a string's start follows one. One kernel call validates the buffer; ASCII views need
-//!   nothing more.
+//! * One branch-free pass over the batch sorts the views: the long ones into a list, and
+//!   the inline ones that need a closer look into another (the kinds of the views
+//!   alternate unpredictably in real columns: a branch per view would mispredict). An
+//!   inline view needs a closer look unless its string is ASCII and its padding zero:
+//!   one test of the view against a mask picked by its length (the high bit of each
+//!   string byte, every bit of each padding byte), two `and`s of 64-bit halves. Most
+//!   inline views of real text pass it and need nothing more.
+//! * The others: their padding is checked, and they are copied into a buffer on the
+//!   stack. An inline view's bytes are its length (0 to 12: four ASCII bytes), its
+//!   string and its zero padding, so the buffer is valid UTF-8 exactly when its strings
+//!   are: ASCII bytes separate the strings, a string cut short is followed by an ASCII
+//!   byte, and a continuation byte at a string's start follows one. One kernel call
+//!   validates the buffer.
 //! * The long views: builders write consecutive long strings next to each other in one
 //!   buffer, so consecutive long views that are contiguous (same buffer, each starting
 //!   where the last ended) form a span; a view that continues the span costs two
@@ -141,9 +145,11 @@ pub const CHUNK_ROWS: usize = 512;
 /// (A parameter of the implementation; it may change.)
 pub const ASCII_BLOCK: usize = 512;
 
-/// The number of views handled together (see the module documentation). (A parameter of
+/// The number of views handled together (see the module documentation): enough that
+/// the kernel calls over a batch's long strings are few (each costs tens of nanoseconds
+/// to start and end), and that a batch's views are numbered by a `u8`. (A parameter of
 /// the implementation, public for tests that aim at its edges; it may change.)
-pub const VIEW_BATCH: usize = 64;
+pub const VIEW_BATCH: usize = 256;
 
 /// Runs of Parquet values validated together are flushed when they reach this length, so
 /// that an error is found soon after it occurs.
@@ -665,8 +671,43 @@ fn clear_bit(bitmap: &mut [u8], at: usize) {
 /// The longest string a view holds inline.
 const INLINE_MAX: u32 = 12;
 
-/// The high bit of every byte of a view.
-const HIGH_BITS: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
+/// For an inline view of each length (the index; 13 to 15 are never used), the bits
+/// that are clear in a view whose string is ASCII and whose padding is zero: the high
+/// bit of each string byte and every bit of each padding byte, as the view's low and
+/// high 64 bits.
+const ASCII_AND_PADDING: [(u64, u64); 16] = inline_masks(0x80);
+
+/// For an inline view of each length, the bits of its padding (see
+/// [`ASCII_AND_PADDING`]).
+const PADDING: [(u64, u64); 16] = inline_masks(0);
+
+/// The masks of [`ASCII_AND_PADDING`] and [`PADDING`]: for each length up to
+/// [`INLINE_MAX`], `string` in each string byte, `0xFF` in each padding byte, and zero in
+/// the length.
+const fn inline_masks(string: u8) -> [(u64, u64); 16] {
+    let mut masks = [(0, 0); 16];
+    let mut len = 0;
+    while len <= INLINE_MAX as usize {
+        let mut bytes = [0; 16];
+        let mut i = 4;
+        while i < 16 {
+            bytes[i] = if i < 4 + len { string } else { 0xFF };
+            i += 1;
+        }
+        let mask = u128::from_le_bytes(bytes);
+        masks[len] = (mask as u64, (mask >> 64) as u64);
+        len += 1;
+    }
+    masks
+}
+
+/// Does the inline view `view` have a bit set in the mask of `masks` for its length?
+#[inline(always)]
+fn any_set(view: u128, masks: &[(u64, u64); 16]) -> bool {
+    let (low, high) = (view as u64, (view >> 64) as u64);
+    let (mask_low, mask_high) = masks[(low & 15) as usize];
+    (low & mask_low) | (high & mask_high) != 0
+}
 
 /// Validates a column of string views in Arrow's `Utf8View` layout: each view is a
 /// little-endian `u128` whose low 32 bits are the string's length; up to 12 bytes are
@@ -726,10 +767,10 @@ pub fn validate_views<B: AsRef<[u8]>>(views: &[u128], buffers: &[B]) -> Result<(
 
 /// The scratch space of the batched check, reused from batch to batch.
 struct Batch {
-    /// The batch's inline views that are not ASCII, as little-endian bytes in memory.
+    /// The copies of the inline views that need a closer look, as little-endian bytes.
     packed: [u128; VIEW_BATCH],
-    /// The indices of the batch's inline views.
-    inline: [u8; VIEW_BATCH],
+    /// The indices of the batch's inline views that need a closer look.
+    closer: [u8; VIEW_BATCH],
     /// The indices of the batch's long views.
     long: [u8; VIEW_BATCH],
 }
@@ -738,7 +779,7 @@ impl Batch {
     fn new() -> Batch {
         Batch {
             packed: [0; VIEW_BATCH],
-            inline: [0; VIEW_BATCH],
+            closer: [0; VIEW_BATCH],
             long: [0; VIEW_BATCH],
         }
     }
@@ -746,42 +787,40 @@ impl Batch {
     /// Are all views of `batch` (at most [`VIEW_BATCH`]) good?
     #[inline]
     fn is_valid<B: AsRef<[u8]>>(&mut self, batch: &[u128], buffers: &[B]) -> bool {
-        let (bad_padding, packed, longs) = self.scan(batch);
-        if bad_padding {
-            return false;
-        }
-        if packed > 0 && !crate::is_valid(self.packed_bytes(packed)) {
+        let (closer, longs) = self.sort(batch);
+        if closer > 0 && !self.closer_look(batch, closer) {
             return false;
         }
         longs == 0 || long_views_are_valid(batch, &self.long[..longs], buffers)
     }
 
-    /// The passes over a batch before any kernel call: whether an inline view has
-    /// non-zero padding, and the number of inline views that are not ASCII (stored in
-    /// `packed`) and of long views (their indices stored in `long`). No branch per view:
-    /// the kinds of the views alternate unpredictably in real columns. The first pass
-    /// sorts the views by kind, the second checks the inline ones only.
+    /// Lists the inline views of `batch` that are not ASCII or whose padding is not zero
+    /// in `closer`, and the long views in `long`; returns how many of each. No branch per
+    /// view: an index is stored in both lists, and only one list's count advances.
     #[inline(always)]
-    fn scan(&mut self, batch: &[u128]) -> (bool, usize, usize) {
-        let (mut inlines, mut longs) = (0, 0);
+    fn sort(&mut self, batch: &[u128]) -> (usize, usize) {
+        let (mut closer, mut longs) = (0, 0);
         for (i, &view) in batch.iter().enumerate() {
             let inline = view as u32 <= INLINE_MAX;
-            self.inline[inlines % VIEW_BATCH] = i as u8;
-            inlines += usize::from(inline);
+            self.closer[closer % VIEW_BATCH] = i as u8;
+            closer += usize::from(inline & any_set(view, &ASCII_AND_PADDING));
             self.long[longs % VIEW_BATCH] = i as u8;
             longs += usize::from(!inline);
         }
+        (closer, longs)
+    }
+
+    /// Are the first `count` inline views listed in `closer` (at least one) good? Their
+    /// padding, then one kernel call over their copies.
+    #[inline]
+    fn closer_look(&mut self, batch: &[u128], count: usize) -> bool {
         let mut bad_padding = false;
-        let mut packed = 0;
-        for &i in &self.inline[..inlines] {
+        for (copy, &i) in self.packed.iter_mut().zip(&self.closer[..count]) {
             let view = batch[usize::from(i)];
-            // Bytes after the string (from byte 4 + len, len <= 12) must be zero.
-            bad_padding |= (view >> 32) >> (8 * (view as u32 & 15)) != 0;
-            // The slot is kept (the count advances) only for a view that is not ASCII.
-            self.packed[packed % VIEW_BATCH] = view.to_le();
-            packed += usize::from(view & HIGH_BITS != 0);
+            bad_padding |= any_set(view, &PADDING);
+            *copy = view.to_le();
         }
-        (bad_padding, packed, longs)
+        !bad_padding && crate::is_valid(self.packed_bytes(count))
     }
 
     /// The first `views` packed views as bytes, in the order of Arrow's layout.
@@ -887,7 +926,7 @@ fn check_view<B: AsRef<[u8]>>(view: u128, buffers: &[B]) -> Result<(), ColumnErr
     let len = view as u32;
     let bytes = view.to_le_bytes();
     let data: &[u8] = if len <= INLINE_MAX {
-        if 128 - view.leading_zeros() > 32 + 8 * len {
+        if any_set(view, &PADDING) {
             return Err(ColumnError::structure(0, ColumnErrorKind::NonZeroPadding));
         }
         &bytes[4..4 + len as usize]

@@ -702,6 +702,97 @@ fn views_random_columns() {
     }
 }
 
+/// A valid column of `count` views that mixes every kind the batched check sorts apart:
+/// inline ASCII strings of every length, inline strings that are not ASCII (so that they
+/// need the closer look), and long strings written one after another into buffer 0.
+/// Buffer 1 is for the views a test plants.
+fn mixed_views(count: usize) -> (Vec<u128>, Vec<Vec<u8>>) {
+    let mut buffers = vec![Vec::new(), Vec::new()];
+    let views = (0..count)
+        .map(|i| match i % 5 {
+            0 | 3 => inline_view(&b"abcdefghijkl"[..i % 13]),
+            1 => inline_view(["née", "ça", "€", "😀x"][i % 4].as_bytes()),
+            _ => {
+                // 13 bytes (the shortest long string) and more.
+                let s = ["13 bytes long", "una línea más larga", "0123456789ab€"][i % 3];
+                let offset = buffers[0].len() as u32;
+                buffers[0].extend_from_slice(s.as_bytes());
+                long_view(
+                    s.len() as u32,
+                    s.as_bytes()[..4].try_into().unwrap(),
+                    0,
+                    offset,
+                )
+            }
+        })
+        .collect();
+    (views, buffers)
+}
+
+/// The places a planted view is tried at: the first and last view of a batch, the first
+/// of the next one, and a view in the middle, in columns of one view, one batch, a batch
+/// and one, and two batches.
+const PLACES: [(usize, usize); 6] = [
+    (0, 1),
+    (0, VIEW_BATCH),
+    (VIEW_BATCH - 1, VIEW_BATCH),
+    (VIEW_BATCH / 2 + 3, VIEW_BATCH + 1),
+    (VIEW_BATCH, VIEW_BATCH + 1),
+    (VIEW_BATCH + 7, 2 * VIEW_BATCH),
+];
+
+/// Every inline length with, at every byte after the length field, the bytes that the
+/// batched check tells apart: ASCII, a zero (inside the string it is a valid character,
+/// in the padding it is padding), the high bit (the closer look), bits in the padding.
+#[test]
+fn views_inline_every_length_and_byte() {
+    for len in 0..=12 {
+        for at in 4..16 {
+            for byte in [0x00, 0x01, 0x7F, 0x80, 0xA9, 0xC3, 0xE2, 0xFF] {
+                let mut bytes = inline_view(&b"abcdefghijkl"[..len]).to_le_bytes();
+                bytes[at] = byte;
+                let view = u128::from_le_bytes(bytes);
+                for (place, count) in PLACES {
+                    let (mut views, buffers) = mixed_views(count);
+                    views[place] = view;
+                    check_views(&views, &buffers);
+                }
+            }
+        }
+    }
+}
+
+/// A good or bad view of each kind planted at every position of the first two batches
+/// and the start of the third: the sorting of a batch into lists, the closer look, the
+/// spans of long views and the per-view search after a failed batch all see it there.
+#[test]
+fn views_planted_at_every_position() {
+    let count = 2 * VIEW_BATCH + 2;
+    for place in 0..count {
+        for plant in 0..9 {
+            let (mut views, mut buffers) = mixed_views(count);
+            let mut long_in_buffer_1 = |data: &[u8], prefix: [u8; 4]| {
+                let offset = buffers[1].len() as u32;
+                buffers[1].extend_from_slice(data);
+                long_view(data.len() as u32, prefix, 1, offset)
+            };
+            views[place] = match plant {
+                0 => inline_view("ça va".as_bytes()),
+                1 => inline_view(b"ab\xE2\x82"),
+                2 => inline_view(b"abc") | 1u128 << 120,
+                3 => inline_view(b"\xA9"),
+                // A long view that breaks the span of its neighbours, good or bad.
+                4 => long_in_buffer_1("élan, a long one".as_bytes(), *b"\xC3\xA9la"),
+                5 => long_in_buffer_1(b"bad data \xFF!!!", *b"bad "),
+                6 => long_in_buffer_1(b"wrong prefix here", *b"wroN"),
+                7 => long_view(13, *b"abcd", 1, u32::MAX - 10),
+                _ => long_view(20, *b"abcd", 2, 0),
+            };
+            check_views(&views, &buffers);
+        }
+    }
+}
+
 // --- Parquet PLAIN ---------------------------------------------------------------------
 
 /// The oracle for a PLAIN page: bytes consumed, or the lowest bad value.
