@@ -40,7 +40,9 @@
 //!
 //! 1. **Structure.** The chunk's offsets must not decrease, the first must not be negative
 //!    and the last must be at most `values.len()`; together these put every offset in
-//!    bounds. It is a branch-free pass over the offsets that the compiler vectorizes.
+//!    bounds. It is a branch-free pass over the offsets that the compiler vectorizes: no
+//!    comparisons, but the sign bits of the offsets and of their differences, or'ed
+//!    (SSE2, the baseline of x86-64, has no comparison of 64-bit or unsigned integers).
 //! 2. **One kernel call over the chunk's span** `values[first..last]`, the concatenation
 //!    of its rows, with the crate's SIMD kernel. Bytes outside the span belong to no row
 //!    and are never read. Before it, std's (vectorized) `is_ascii` tests the span
@@ -165,6 +167,10 @@ pub(crate) mod sealed {
         fn to_index(self) -> Option<usize>;
         /// The offset as an index, for offsets known to be in `0..=values.len()`.
         fn as_index(self) -> usize;
+        /// Do `offsets` (at least one) ascend from a first that is not negative? (Or,
+        /// for `u64` and `usize`, also: is every offset below 2^63? Larger ones are past
+        /// the end of any values buffer.)
+        fn ascend_from_non_negative(offsets: &[Self]) -> bool;
     }
 }
 
@@ -174,14 +180,14 @@ pub(crate) mod sealed {
 pub trait Offset: sealed::Sealed + Send + Sync + fmt::Debug + 'static {}
 
 macro_rules! offset {
-    (signed: $($t:ty),*; unsigned: $($u:ty),*) => {
+    (signed: $($t:ty => $wide:ty),*; unsigned: $($u:ty => $uwide:ty),*) => {
         $(
             impl sealed::Sealed for $t {
                 #[inline(always)]
                 fn is_negative(self) -> bool {
                     self < 0
                 }
-                offset!(@index $t);
+                offset!(@index $t, $wide);
             }
             impl Offset for $t {}
         )*
@@ -191,12 +197,14 @@ macro_rules! offset {
                 fn is_negative(self) -> bool {
                     false
                 }
-                offset!(@index $u);
+                offset!(@index $u, $uwide);
             }
             impl Offset for $u {}
         )*
     };
-    (@index $t:ty) => {
+    // `$wide`: a signed type that holds every offset that can be in bounds without
+    // becoming negative.
+    (@index $t:ty, $wide:ty) => {
         #[inline(always)]
         fn to_index(self) -> Option<usize> {
             usize::try_from(self).ok()
@@ -205,10 +213,22 @@ macro_rules! offset {
         fn as_index(self) -> usize {
             self as usize
         }
+        #[inline]
+        fn ascend_from_non_negative(offsets: &[Self]) -> bool {
+            // As `$wide`: if `a` and `b` are not negative, `b - a` cannot overflow and is
+            // negative exactly when `b < a`; so the sign bits of every offset and of every
+            // difference, or'ed, tell both. No branch and no comparison per offset: the
+            // loop vectorizes for every width (SSE2 has no 64-bit or unsigned compare).
+            let signs = offsets.iter().zip(&offsets[1..]).fold(
+                offsets[0] as $wide,
+                |signs, (&a, &b)| signs | b as $wide | (b as $wide).wrapping_sub(a as $wide),
+            );
+            signs >= 0
+        }
     };
 }
 
-offset!(signed: i32, i64; unsigned: u32, u64, usize);
+offset!(signed: i32 => i32, i64 => i64; unsigned: u32 => i64, u64 => i64, usize => i64);
 
 /// Why a row of a column is bad (see [`ColumnError::kind`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -406,16 +426,11 @@ fn validate_chunk<O: Offset>(values: &[u8], offsets: &[O]) -> Result<(), ColumnE
 /// `None` if every row is well-formed.
 #[inline]
 fn structure_error<O: Offset>(values_len: usize, offsets: &[O]) -> Option<ColumnError> {
-    let first = offsets[0];
     let last = offsets[offsets.len() - 1];
     // Ascending offsets between a non-negative first and a last within bounds are all in
-    // bounds. No branch per offset: the loop vectorizes.
-    let ascending = offsets[..offsets.len() - 1]
-        .iter()
-        .zip(&offsets[1..])
-        .fold(true, |ok, (a, b)| ok & (a <= b));
+    // bounds.
     let in_bounds = last.to_index().is_some_and(|end| end <= values_len);
-    if ascending && in_bounds && !first.is_negative() {
+    if O::ascend_from_non_negative(offsets) && in_bounds {
         return None;
     }
     first_structure_error(values_len, offsets)

@@ -349,6 +349,40 @@ fn offsets_hand_picked_traps() {
     );
 }
 
+/// Offsets at the extremes of each type, where a difference of two offsets overflows or
+/// a value of an unsigned type reads as negative in a signed one: the structure check
+/// works on the sign bits of the offsets and their differences.
+#[test]
+fn offsets_extreme_values() {
+    let extremes: [i128; 12] = [
+        i32::MAX as i128,
+        i32::MIN as i128,
+        1 << 31,
+        u32::MAX as i128,
+        1 << 32,
+        i64::MAX as i128,
+        i64::MIN as i128,
+        1 << 63,
+        (1 << 63) + 1,
+        u64::MAX as i128,
+        -2,
+        -(1 << 31) - 1,
+    ];
+    for e in extremes {
+        for offsets in [
+            [0, e, 1, 3],
+            [0, 1, e, 3],
+            [e, 1, 2, 3],
+            [0, 1, 2, e],
+            [0, e, -2, 2],
+            [0, e, e, 3],
+            [e, e, e, e],
+        ] {
+            check_offsets(b"abc", &offsets);
+        }
+    }
+}
+
 #[test]
 fn offsets_random_columns() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
