@@ -117,7 +117,10 @@
 //!   of the offsets layout: a string must not start with a continuation byte.
 //!
 //! A batch that fails is checked again one view at a time to find the exact bad view: at
-//! most one batch of work after the error.
+//! most one batch of work after the error. [`valid_views`], which goes on after a bad
+//! view, halves a failing batch and checks each half as a batch again (down to 64 views)
+//! before it checks views one at a time, so that a rare bad view does not cost a slow
+//! check of all the views of its batch.
 //!
 //! # Parquet PLAIN pages
 //! A `PLAIN` `BYTE_ARRAY` page stores each value after its length (4 bytes,
@@ -1004,12 +1007,42 @@ pub fn valid_views<B: AsRef<[u8]>>(
     let mut invalid = 0;
     let mut scratch = Batch::new();
     for (batch_index, batch) in views.chunks(VIEW_BATCH).enumerate() {
-        let first = batch_index * VIEW_BATCH;
-        if scratch.is_valid(batch, buffers) {
-            set_bits(validity, first, first + batch.len());
-            continue;
+        invalid += scratch.mark(batch, buffers, validity, batch_index * VIEW_BATCH)?;
+    }
+    Ok(invalid)
+}
+
+/// The fewest views [`Batch::mark`] checks as a batch; fewer are checked one at a time.
+/// Smaller halves pay off when bad views are rare and cost more when they are dense
+/// (measured on `fields`: with 16, one bad view in 1000 cost 5.0 against 7.2 ns a view
+/// without halving, one in 20 cost 22 against 17; with 64, 5.3 and 19).
+const MARK_SPLIT_MIN: usize = 64;
+
+impl Batch {
+    /// Sets the validity bits of `views` (at most [`VIEW_BATCH`]; the first is view
+    /// `first` of the column) as [`valid_views`] does, and returns how many are not
+    /// UTF-8. A batch that fails is halved and each half checked again, down to
+    /// [`MARK_SPLIT_MIN`] views, then view by view: a bad view costs a few batch checks
+    /// of the views around it rather than a check of each view of its batch (tolerant
+    /// ingest of dirty data has bad views in many batches).
+    fn mark<B: AsRef<[u8]>>(
+        &mut self,
+        views: &[u128],
+        buffers: &[B],
+        validity: &mut [u8],
+        first: usize,
+    ) -> Result<usize, ColumnError> {
+        if self.is_valid(views, buffers) {
+            set_bits(validity, first, first + views.len());
+            return Ok(0);
         }
-        for (i, &view) in batch.iter().enumerate() {
+        if views.len() >= 2 * MARK_SPLIT_MIN {
+            let (low, high) = views.split_at(views.len() / 2);
+            let invalid = self.mark(low, buffers, validity, first)?;
+            return Ok(invalid + self.mark(high, buffers, validity, first + low.len())?);
+        }
+        let mut invalid = 0;
+        for (i, &view) in views.iter().enumerate() {
             match check_view(view, buffers) {
                 Ok(()) => set_bits(validity, first + i, first + i + 1),
                 Err(err) if err.kind == ColumnErrorKind::Utf8 => {
@@ -1019,8 +1052,8 @@ pub fn valid_views<B: AsRef<[u8]>>(
                 Err(err) => return Err(err.offset_by(first + i)),
             }
         }
+        Ok(invalid)
     }
-    Ok(invalid)
 }
 
 // --- Parquet PLAIN ---------------------------------------------------------------------

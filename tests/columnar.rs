@@ -827,6 +827,28 @@ fn views_planted_at_every_position() {
     }
 }
 
+/// Several bad views in one column, sparse and dense, with and without a structural
+/// error after them: `valid_views` halves a failing batch and checks the halves as
+/// batches again, and each bad view must be marked wherever the halves fall.
+#[test]
+fn views_many_bad_views() {
+    let count = 3 * VIEW_BATCH + 5;
+    let mut rng = Rng(0x05EE_D0FB_ADF1_E1D5);
+    for every in [2, 3, 17, 31, 64, 65, 100, 200, count] {
+        for structural in [None, Some(count / 2), Some(count - 1)] {
+            let (mut views, buffers) = mixed_views(count);
+            let offset = rng.below(every);
+            for i in (offset..count).step_by(every) {
+                views[i] = inline_view(rng.pick(BAD));
+            }
+            if let Some(i) = structural {
+                views[i] = long_view(20, *b"abcd", 7, 0);
+            }
+            check_views(&views, &buffers);
+        }
+    }
+}
+
 // --- Parquet PLAIN ---------------------------------------------------------------------
 
 /// The oracle for a PLAIN page: bytes consumed, or the lowest bad value.
