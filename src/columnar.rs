@@ -156,6 +156,9 @@ pub const ASCII_BLOCK: usize = 512;
 /// the implementation, public for tests that aim at its edges; it may change.)
 pub const VIEW_BATCH: usize = 256;
 
+// A batch's lists of views hold `u8` indices.
+const _: () = assert!(VIEW_BATCH <= 256);
+
 /// Runs of Parquet values validated together are flushed when they reach this length, so
 /// that an error is found soon after it occurs.
 const PLAIN_RUN: usize = 64 * 1024;
