@@ -349,6 +349,40 @@ fn offsets_hand_picked_traps() {
     );
 }
 
+/// Offsets at the extremes of each type, where a difference of two offsets overflows or
+/// a value of an unsigned type reads as negative in a signed one: the structure check
+/// works on the sign bits of the offsets and their differences.
+#[test]
+fn offsets_extreme_values() {
+    let extremes: [i128; 12] = [
+        i32::MAX as i128,
+        i32::MIN as i128,
+        1 << 31,
+        u32::MAX as i128,
+        1 << 32,
+        i64::MAX as i128,
+        i64::MIN as i128,
+        1 << 63,
+        (1 << 63) + 1,
+        u64::MAX as i128,
+        -2,
+        -(1 << 31) - 1,
+    ];
+    for e in extremes {
+        for offsets in [
+            [0, e, 1, 3],
+            [0, 1, e, 3],
+            [e, 1, 2, 3],
+            [0, 1, 2, e],
+            [0, e, -2, 2],
+            [0, e, e, 3],
+            [e, e, e, e],
+        ] {
+            check_offsets(b"abc", &offsets);
+        }
+    }
+}
+
 #[test]
 fn offsets_random_columns() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -699,6 +733,119 @@ fn views_random_columns() {
             spoil_view(&mut rng, &mut views, &mut buffers);
         }
         check_views(&views, &buffers);
+    }
+}
+
+/// A valid column of `count` views that mixes every kind the batched check sorts apart:
+/// inline ASCII strings of every length, inline strings that are not ASCII (so that they
+/// need the closer look), and long strings written one after another into buffer 0.
+/// Buffer 1 is for the views a test plants.
+fn mixed_views(count: usize) -> (Vec<u128>, Vec<Vec<u8>>) {
+    let mut buffers = vec![Vec::new(), Vec::new()];
+    let views = (0..count)
+        .map(|i| match i % 5 {
+            0 | 3 => inline_view(&b"abcdefghijkl"[..i % 13]),
+            1 => inline_view(["née", "ça", "€", "😀x"][i % 4].as_bytes()),
+            _ => {
+                // 13 bytes (the shortest long string) and more.
+                let s = ["13 bytes long", "una línea más larga", "0123456789ab€"][i % 3];
+                let offset = buffers[0].len() as u32;
+                buffers[0].extend_from_slice(s.as_bytes());
+                long_view(
+                    s.len() as u32,
+                    s.as_bytes()[..4].try_into().unwrap(),
+                    0,
+                    offset,
+                )
+            }
+        })
+        .collect();
+    (views, buffers)
+}
+
+/// The places a planted view is tried at: the first and last view of a batch, the first
+/// of the next one, and a view in the middle, in columns of one view, one batch, a batch
+/// and one, and two batches.
+const PLACES: [(usize, usize); 6] = [
+    (0, 1),
+    (0, VIEW_BATCH),
+    (VIEW_BATCH - 1, VIEW_BATCH),
+    (VIEW_BATCH / 2 + 3, VIEW_BATCH + 1),
+    (VIEW_BATCH, VIEW_BATCH + 1),
+    (VIEW_BATCH + 7, 2 * VIEW_BATCH),
+];
+
+/// Every inline length with, at every byte after the length field, the bytes that the
+/// batched check tells apart: ASCII, a zero (inside the string it is a valid character,
+/// in the padding it is padding), the high bit (the closer look), bits in the padding.
+#[test]
+fn views_inline_every_length_and_byte() {
+    for len in 0..=12 {
+        for at in 4..16 {
+            for byte in [0x00, 0x01, 0x7F, 0x80, 0xA9, 0xC3, 0xE2, 0xFF] {
+                let mut bytes = inline_view(&b"abcdefghijkl"[..len]).to_le_bytes();
+                bytes[at] = byte;
+                let view = u128::from_le_bytes(bytes);
+                for (place, count) in PLACES {
+                    let (mut views, buffers) = mixed_views(count);
+                    views[place] = view;
+                    check_views(&views, &buffers);
+                }
+            }
+        }
+    }
+}
+
+/// A good or bad view of each kind planted at every position of the first two batches
+/// and the start of the third: the sorting of a batch into lists, the closer look, the
+/// spans of long views and the per-view search after a failed batch all see it there.
+#[test]
+fn views_planted_at_every_position() {
+    let count = 2 * VIEW_BATCH + 2;
+    for place in 0..count {
+        for plant in 0..9 {
+            let (mut views, mut buffers) = mixed_views(count);
+            let mut long_in_buffer_1 = |data: &[u8], prefix: [u8; 4]| {
+                let offset = buffers[1].len() as u32;
+                buffers[1].extend_from_slice(data);
+                long_view(data.len() as u32, prefix, 1, offset)
+            };
+            views[place] = match plant {
+                0 => inline_view("ça va".as_bytes()),
+                1 => inline_view(b"ab\xE2\x82"),
+                2 => inline_view(b"abc") | 1u128 << 120,
+                3 => inline_view(b"\xA9"),
+                // A long view that breaks the span of its neighbours, good or bad.
+                4 => long_in_buffer_1("élan, a long one".as_bytes(), *b"\xC3\xA9la"),
+                5 => long_in_buffer_1(b"bad data \xFF!!!", *b"bad "),
+                6 => long_in_buffer_1(b"wrong prefix here", *b"wroN"),
+                7 => long_view(13, *b"abcd", 1, u32::MAX - 10),
+                _ => long_view(20, *b"abcd", 2, 0),
+            };
+            check_views(&views, &buffers);
+        }
+    }
+}
+
+/// Several bad views in one column, sparse and dense, with and without a structural
+/// error after them: `valid_views` halves a failing batch and checks the halves as
+/// batches again, and each bad view must be marked wherever the halves fall.
+#[test]
+fn views_many_bad_views() {
+    let count = 3 * VIEW_BATCH + 5;
+    let mut rng = Rng(0x05EE_D0FB_ADF1_E1D5);
+    for every in [2, 3, 17, 31, 64, 65, 100, 200, count] {
+        for structural in [None, Some(count / 2), Some(count - 1)] {
+            let (mut views, buffers) = mixed_views(count);
+            let offset = rng.below(every);
+            for i in (offset..count).step_by(every) {
+                views[i] = inline_view(rng.pick(BAD));
+            }
+            if let Some(i) = structural {
+                views[i] = long_view(20, *b"abcd", 7, 0);
+            }
+            check_views(&views, &buffers);
+        }
     }
 }
 
