@@ -678,8 +678,8 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
 
 /// ASCII text with rare non-ASCII bytes, from `pos` on: ASCII blocks skipped two at a
 /// time; where a pair is not all ASCII, both of its blocks are checked, for as long as
-/// those pairs stay at least a window apart. Where non-ASCII bytes are rare this costs the least per ASCII block, and
-/// the only mispredicted branches are the skip's exits.
+/// those pairs stay at least a window apart. Where non-ASCII bytes are rare this costs
+/// the least per ASCII block, and the only mispredicted branches are the skip's exits.
 ///
 /// Both blocks of the pair, not the one that holds the non-ASCII byte: choosing it would
 /// be a conditional move on the ASCII test, and every later address (the check's loads,
@@ -734,11 +734,15 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 /// How the main loop checks its next window, chosen from the shape of the last ones.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
-    /// ASCII text (the start of the input, or after [`QUIET`] all-ASCII windows): whole
-    /// pairs of ASCII blocks skipped in a loop ([`skip_ascii_pairs`]), until a pair is not.
+    /// ASCII text (the start of the input, or after an all-ASCII window): [`sparse_run`],
+    /// pairs of ASCII blocks skipped in a loop, each other pair checked whole, until two
+    /// such pairs come within a window of each other. The loop costs the least per ASCII
+    /// block, but its exit at each non-ASCII pair is a mispredicted branch where they do
+    /// not come at a regular spacing.
     Ascii,
-    /// Sparse text (at most one non-ASCII pair in the last window): [`check_by_mask`] by
-    /// pairs of blocks.
+    /// Sparse text (after [`Way::Ascii`], or a window with one non-ASCII pair or block):
+    /// [`check_by_mask`] by pairs of blocks, where a window with one non-ASCII pair takes
+    /// no mispredicted branch.
     Sparse,
     /// [`check_by_branches`] for dense text ([`Dense`]).
     Dense,
@@ -748,12 +752,6 @@ enum Way {
     Mask,
 }
 
-/// All-ASCII windows in a row after which the main loop skips ASCII in a loop
-/// ([`Way::Ascii`]). The loop costs the least per ASCII block, but its exit at the next
-/// non-ASCII byte is a mispredicted branch: where that byte is a window or two away,
-/// checking windows by pairs without a branch costs less.
-const QUIET: u32 = 1;
-
 /// The main loop's choice of [`Way`], from the shape of the last window (a change of way
 /// is itself a mispredicted branch, so it follows the text, not each block), with the masks
 /// of the last non-ASCII windows: a mask seen again is a pattern that the branch
@@ -762,8 +760,6 @@ struct Mode {
     way: Way,
     /// Newest first.
     recent: [BlockMask; 4],
-    /// All-ASCII windows in a row.
-    quiet: u32,
 }
 
 impl Mode {
@@ -772,7 +768,6 @@ impl Mode {
         Mode {
             way: Way::Ascii,
             recent: [0; 4],
-            quiet: 0,
         }
     }
 
@@ -800,15 +795,8 @@ impl Mode {
     /// Chooses the way of the next window from the mask of the last one, by pairs.
     #[inline(always)]
     fn after_pairs(&mut self, mask: BlockMask, full: BlockMask) {
-        if mask == 0 {
-            self.quiet += 1;
-            if self.quiet >= QUIET {
-                self.way = Way::Ascii;
-            }
-            return;
-        }
-        self.quiet = 0;
         self.way = match mask.count_ones() {
+            0 => Way::Ascii,
             1 => Way::Sparse,
             _ if mask == full => Way::Dense,
             _ => Way::Mask,
@@ -839,7 +827,6 @@ unsafe fn windows<V: Vector, const W: usize>(
                     pos = sparse_run::<V, W>(k, bytes, pos)?;
                     // Non-ASCII pairs came close together (or the windows are done).
                     mode.way = Way::Sparse;
-                    mode.quiet = 0;
                     continue;
                 }
                 Way::Sparse => {
