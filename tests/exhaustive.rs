@@ -355,11 +355,11 @@ impl Way {
     const ALL: [Way; 5] = [Way::Ascii, Way::Sparse, Way::Dense, Way::Pattern, Way::Mask];
 
     /// The windows before the one under test, as the blocks of each that hold an `é`. An
-    /// all-ASCII window leaves the skipping loop running. Otherwise the first makes the skipping loop stop exactly at its end (two non-ASCII pairs close
-    /// together, the second one ending the window), so that the next window is checked
-    /// by pairs; a full window after that makes the next one dense; a dense window with
-    /// blocks 0 and 2 makes the next one checked by its mask, and the same mask again a
-    /// pattern.
+    /// all-ASCII window leaves the skipping loop running. Otherwise the first makes the
+    /// skipping loop stop exactly at its end (two non-ASCII pairs close together, the
+    /// second one ending the window), so that the next window is checked by pairs; a full
+    /// window after that makes the next one dense; a dense window with blocks 0 and 2
+    /// makes the next one checked by its mask, and the same mask again a pattern.
     fn set_up(self, window_blocks: usize) -> Vec<Vec<usize>> {
         let stop = vec![window_blocks - 4, window_blocks - 2];
         let full: Vec<usize> = (0..window_blocks).collect();
