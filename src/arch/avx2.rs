@@ -129,7 +129,8 @@ impl Vector for Avx2 {
     #[inline(always)]
     unsafe fn is_ascii(self) -> bool {
         // SAFETY: AVX2 is supported (trait contract).
-        // (`vpmovmskb` and a scalar test: `vptest` is two micro-operations on Zen 3.)
+        // (`vpmovmskb` and a scalar test rather than `vptest`: 3 to 10% faster on Zen 3,
+        // measured on sparse, ASCII and dense text; see docs/design.md.)
         unsafe { _mm256_movemask_epi8(self.0) == 0 }
     }
 

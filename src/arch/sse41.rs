@@ -118,7 +118,8 @@ impl Vector for Sse41 {
     #[inline(always)]
     unsafe fn is_ascii(self) -> bool {
         // SAFETY: SSE4.1 is supported (trait contract).
-        // (`pmovmskb` and a scalar test: `ptest` is two micro-operations on Zen 3.)
+        // (`pmovmskb` and a scalar test rather than `ptest`, as in the AVX2 kernel, where
+        // it measured 3 to 10% faster.)
         unsafe { _mm_movemask_epi8(self.0) == 0 }
     }
 
