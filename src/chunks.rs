@@ -3,32 +3,35 @@
 //! time, with the SIMD kernel doing the work wherever the text is valid.
 //!
 //! # How errors are walked
-//! A kernel says only *whether* some bytes are UTF-8 and, if not, a checkpoint before
-//! which no rule is broken; the exact error is somewhere after it. Walking every error is
-//! a loop of finding the next one, with three costs to keep down:
+//! A kernel has two entry points: `validate` says *whether* some bytes are UTF-8 (and, if
+//! not, a checkpoint before which no rule is broken), at full speed over long inputs;
+//! `first_error_byte` checks one register at a time from the start and says *where* the
+//! first failing byte is, at a cost that grows with the distance to it. Walking every
+//! error is a loop of finding the next one, with these costs to keep down:
 //!
-//! * **Locating** ([`locate`]): the kernel's checkpoint can lie some way before the error
-//!   (the first failing 64-byte block of a window in the main loop, the start of an input
-//!   too short for it or of its tail: up to a few hundred bytes). The kernel checks
-//!   [`LOCATE_STEP`] bytes at a time from the checkpoint, and the scalar decoder
-//!   (`scalar::run`) finds the exact error in the first piece that fails.
+//! * **Locating** ([`near`], [`locate`]): from a failing byte, the invalid sequence starts
+//!   at most 3 bytes earlier; the scalar decoder decodes the few characters from the one
+//!   before it. After `validate` failed, `first_error_byte` runs from its checkpoint (the
+//!   first failing block of a window of the main loop, or the start of an input too short
+//!   for it or of its tail).
 //! * **Dense errors** (binary noise, text in another encoding): every kernel call has a
-//!   fixed cost and reads past the error to the end of its window, so restarting it after
-//!   each error would cost far more than the few bytes between errors. So while errors
-//!   come less than [`DENSE_GAP`] bytes apart on average (a running average, so that the
-//!   few errors of one damaged character do not count as dense), the [`Walker`] decodes
-//!   the next [`DENSE_SPAN`] bytes after each error with the scalar decoder (single ASCII
-//!   bytes one at a time, longer runs a word at a time, each other sequence with
-//!   `scalar::sequence`, the decoder's own rules), and stays with it while errors keep
-//!   coming. After an isolated error it decodes only [`SPARSE_SPAN`] bytes that way.
-//! * **Long clean stretches after an error**: then the kernel is called on *windows* that
-//!   start at [`FIRST_WINDOW`] bytes and grow [`GROWTH`]-fold while they stay clean, up
-//!   to the rest of the input. So the kernel's work between two errors is at most a few
-//!   times the distance between them plus one window, whether or not the kernel stops at
-//!   the first error it sees (a kernel that always read to the end of its input would
-//!   make an unbounded call per error quadratic). Valid input is a single call over the
-//!   whole input, as in [`crate::from_utf8`]: the walk starts in windowed mode only after
-//!   an error.
+//!   fixed cost, about that of decoding a few dozen bytes. So while errors come less than
+//!   [`DENSE_GAP`] bytes apart on average (a running average, so that the few errors of
+//!   one damaged character do not count as dense), the [`Walker`] decodes the next
+//!   [`DENSE_SPAN`] bytes after each error with the scalar decoder (single ASCII bytes one
+//!   at a time, longer runs a word at a time, each other sequence with `scalar::sequence`,
+//!   the decoder's own rules), and stays with it while errors keep coming, until two
+//!   valid non-ASCII characters come in a row: text in a non-Latin script, which the
+//!   kernel checks many times faster than the decoder. After an isolated error it skips
+//!   at most [`SPARSE_SPAN`] bytes of ASCII and decodes one character that way.
+//! * **Clean stretches after an error**: then the kernel runs on *windows* that start at
+//!   [`FIRST_WINDOW`] bytes and grow [`GROWTH`]-fold while they stay clean, up to the rest
+//!   of the input; windows up to [`NEAR_WINDOW`] bytes with `first_error_byte`, which stops
+//!   at the error, longer ones with `validate`. So the kernel's work between two errors is
+//!   at most a few times the distance between them plus one window (a kernel that always
+//!   read to the end of its input would make an unbounded call per error quadratic).
+//!   Valid input is a single call of `validate` over the whole input, as in
+//!   [`crate::from_utf8`]: the walk starts in windowed mode only after an error.
 //!
 //! Windows end at a character boundary of valid text (never before a continuation byte),
 //! so that the kernel does not see a character cut by the window's end as an error; a
@@ -41,6 +44,7 @@
 
 use core::fmt;
 use core::iter::FusedIterator;
+use core::ops::ControlFlow;
 
 use crate::error::ErrorKind;
 use crate::scalar::{self, RawError};
@@ -65,6 +69,10 @@ const SPARSE_SPAN: usize = 16;
 /// one [`GROWTH`] times longer.
 const FIRST_WINDOW: usize = 1 << 10;
 
+/// Kernel windows up to this long are searched a register at a time
+/// ([`dispatch::first_error_byte`]), longer ones by the main loop and then [`locate`].
+const NEAR_WINDOW: usize = 4 << 10;
+
 /// How much longer each clean window is than the previous one.
 const GROWTH: usize = 4;
 
@@ -74,6 +82,9 @@ enum Mode {
     /// Right after an invalid sequence: the scalar decoder, for this many bytes (and
     /// again after each error it finds).
     Scalar(usize),
+    /// After an isolated error: ASCII skipped a word at a time for up to this many bytes,
+    /// and the first other sequence decoded; then the kernel.
+    Ascii(usize),
     /// The kernel, on a window of this many bytes (`usize::MAX`: the rest of the input).
     Kernel(usize),
 }
@@ -140,11 +151,11 @@ impl Walker {
     #[inline]
     fn after_error(&mut self, gap: usize) {
         self.gap = self.gap / 2 + gap.min(usize::MAX / 2) / 2;
-        self.mode = Mode::Scalar(if self.gap < DENSE_GAP {
-            DENSE_SPAN
+        self.mode = if self.gap < DENSE_GAP {
+            Mode::Scalar(DENSE_SPAN)
         } else {
-            SPARSE_SPAN
-        });
+            Mode::Ascii(SPARSE_SPAN)
+        };
     }
 
     /// The first invalid sequence of `bytes`, which starts at a character boundary of the
@@ -171,7 +182,13 @@ impl Walker {
                     self.walk(bytes, stop)
                 }
             },
-            Mode::Kernel(_) => self.walk(bytes, 0),
+            Mode::Ascii(_) => self.walk(bytes, 0),
+            // Errors a few dozen to a few hundred bytes apart: the next one is most often
+            // in the first window, found here without the walk's loop.
+            Mode::Kernel(window) => match self.window(bytes, 0, window) {
+                ControlFlow::Break(found) => found,
+                ControlFlow::Continue(pos) => self.walk(bytes, pos),
+            },
         };
         Split::new(bytes, found)
     }
@@ -190,77 +207,110 @@ impl Walker {
     fn walk(&mut self, bytes: &[u8], mut pos: usize) -> Option<RawError> {
         let len = bytes.len();
         loop {
-            match self.mode {
-                Mode::Scalar(span) => match decode_span(bytes, pos, pos.saturating_add(span)) {
-                    Err(found) => {
-                        self.after_error(found.0);
-                        return Some(found);
-                    }
-                    Ok(stop) if stop >= len => return None,
-                    // A clean span: errors are no longer dense.
-                    Ok(stop) => {
-                        pos = stop;
-                        self.mode = Mode::Kernel(FIRST_WINDOW);
+            let span = match self.mode {
+                Mode::Scalar(span) => decode_span(bytes, pos, pos.saturating_add(span)),
+                Mode::Ascii(span) => skip_to_text(bytes, pos, pos.saturating_add(span)),
+                Mode::Kernel(window) => match self.window(bytes, pos, window) {
+                    ControlFlow::Break(found) => return found,
+                    ControlFlow::Continue(next) => {
+                        pos = next;
+                        continue;
                     }
                 },
-                Mode::Kernel(window) => {
-                    let end = window_end(bytes, pos, window);
-                    let found = match dispatch::validate(&bytes[pos..end]) {
-                        Ok(()) => None,
-                        Err(checkpoint) => locate(&bytes[pos..end], checkpoint)
-                            .map(|(at, error_len)| (pos + at, error_len)),
-                    };
-                    match found {
-                        // A character cut by the window's end (invalid bytes there kept
-                        // `window_end` from finding a boundary): decode it again.
-                        Some((at, None)) if end < len => {
-                            pos = at;
-                            self.mode = Mode::Kernel(window.saturating_mul(GROWTH));
-                        }
-                        Some((at, error_len)) => {
-                            self.after_error(at);
-                            return Some((at, error_len));
-                        }
-                        None if end == len => return None,
-                        None => {
-                            pos = end;
-                            self.mode = Mode::Kernel(window.saturating_mul(GROWTH));
-                        }
-                    }
+            };
+            match span {
+                Err(found) => {
+                    self.after_error(found.0);
+                    return Some(found);
+                }
+                Ok(stop) if stop >= len => return None,
+                // A clean span: the kernel from here.
+                Ok(stop) => {
+                    pos = stop;
+                    self.mode = Mode::Kernel(FIRST_WINDOW);
                 }
             }
         }
     }
-}
 
-/// How far [`locate`] checks with the kernel at a time.
-const LOCATE_STEP: usize = 128;
-
-/// The first error of `bytes` (which starts at a character boundary), after the kernel
-/// failed on it at `checkpoint`. The error may lie up to a few hundred bytes after
-/// `checkpoint` (see the module documentation): the kernel checks
-/// [`LOCATE_STEP`] bytes at a time from there, and the scalar decoder finds the exact
-/// error from the first piece that fails.
-#[inline]
-fn locate(bytes: &[u8], checkpoint: usize) -> Option<RawError> {
-    let mut start = scalar::boundary_before(bytes, checkpoint);
-    while bytes.len() - start > LOCATE_STEP {
-        let end = window_end(bytes, start, LOCATE_STEP);
-        match dispatch::validate(&bytes[start..end]) {
-            Ok(()) => start = end,
-            Err(at) => {
-                start = scalar::boundary_before(bytes, start + at);
-                break;
+    /// Checks the kernel's window of about `window` bytes at `pos`, a character boundary:
+    /// `Break` with the first error of `bytes` or `None` at the end of `bytes`, else
+    /// `Continue` from where the next window starts (a larger one).
+    #[inline(always)]
+    fn window(
+        &mut self,
+        bytes: &[u8],
+        pos: usize,
+        window: usize,
+    ) -> ControlFlow<Option<RawError>, usize> {
+        let len = bytes.len();
+        let end = window_end(bytes, pos, window);
+        let piece = &bytes[pos..end];
+        let found = if window <= NEAR_WINDOW {
+            near(piece)
+        } else {
+            match dispatch::validate(piece) {
+                Ok(()) => None,
+                Err(checkpoint) => locate(piece, checkpoint),
             }
+        };
+        self.mode = Mode::Kernel(window.saturating_mul(GROWTH));
+        match found.map(|(at, error_len)| (pos + at, error_len)) {
+            // A character cut by the window's end (invalid bytes there kept `window_end`
+            // from finding a boundary): decode it again.
+            Some((at, None)) if end < len => ControlFlow::Continue(at),
+            Some((at, error_len)) => {
+                self.after_error(at);
+                ControlFlow::Break(Some((at, error_len)))
+            }
+            None if end == len => ControlFlow::Break(None),
+            None => ControlFlow::Continue(end),
         }
     }
-    scalar::run(bytes, start).err()
+}
+
+/// The first error of `bytes` (which starts at a character boundary), after the kernel
+/// failed on it at `checkpoint`: the error lies after `checkpoint`, up to a window of the
+/// main loop (a few hundred bytes, up to 2 KiB) later, and [`near`] finds it from there.
+#[inline]
+fn locate(bytes: &[u8], checkpoint: usize) -> Option<RawError> {
+    let start = scalar::boundary_before(bytes, checkpoint);
+    near(&bytes[start..]).map(|(at, error_len)| (start + at, error_len))
+}
+
+/// The first error of `bytes` (which starts at a character boundary), found by the kernel
+/// a register at a time ([`dispatch::first_error_byte`], whose work grows with the
+/// distance to the error), the exact invalid sequence then by the scalar decoder from the
+/// character before the first failing byte (a few bytes).
+#[inline]
+fn near(bytes: &[u8]) -> Option<RawError> {
+    let at = dispatch::first_error_byte(bytes)?;
+    // The invalid sequence starts at one of the bytes `at - 3 ..= at`: decode the few
+    // characters from the one before it.
+    let mut pos = scalar::boundary_before(bytes, at);
+    while pos <= at.min(bytes.len() - 1) {
+        pos += match bytes[pos] {
+            0..=0x7F => 1,
+            _ => match scalar::sequence(bytes, pos) {
+                Ok(len) => len,
+                Err(found) => return Some(found),
+            },
+        };
+    }
+    debug_assert!(
+        false,
+        "the kernel failed at {at}, but the decoder found no error"
+    );
+    None
 }
 
 /// Decodes `bytes` from `pos`, a character boundary, with the scalar decoder until at
 /// least `end`: a loop over single bytes, as short ASCII runs between dense errors need,
-/// that skips longer runs a word at a time. Returns the character boundary where it
-/// stopped (at or after `end`, or the end of `bytes`), or the first error.
+/// that skips longer runs a word at a time. It stops early before the second of two
+/// valid non-ASCII characters in a row: a run of them (text in a non-Latin script) is
+/// where the kernel is much faster than decoding. Returns the character boundary where
+/// it stopped (the end of `bytes`, at or after `end`, or before such a run), or the first
+/// error.
 #[inline(always)]
 fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawError> {
     let end = end.min(bytes.len());
@@ -272,9 +322,25 @@ fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawErr
             }
         } else {
             pos += scalar::sequence(bytes, pos)?;
+            if pos < end && bytes[pos] >= 0x80 {
+                break;
+            }
         }
     }
     Ok(pos)
+}
+
+/// Skips ASCII from `pos`, a character boundary, up to `end` a word at a time, and
+/// decodes the sequence after it. Returns where it stopped (after that sequence, or at
+/// `end` or the end of `bytes` in ASCII), or the error that sequence is.
+#[inline(always)]
+fn skip_to_text(bytes: &[u8], pos: usize, end: usize) -> Result<usize, RawError> {
+    let end = end.min(bytes.len());
+    let pos = scalar::skip_ascii(&bytes[..end], pos);
+    if pos >= end {
+        return Ok(pos);
+    }
+    Ok(pos + scalar::sequence(bytes, pos)?)
 }
 
 /// The end of the kernel's window of about `window` bytes from `pos`: the end of `bytes`,

@@ -1,9 +1,11 @@
-//! The dispatcher behind [`crate::from_utf8`] and [`crate::is_valid`].
+//! The dispatcher behind [`crate::from_utf8`] and [`crate::is_valid`] ([`validate`]), and
+//! behind the chunk walker's search for the next error ([`first_error_byte`]).
 //!
 //! When the compile-time target guarantees a kernel (`-C target-feature=+avx2`,
 //! `-C target-cpu=native` on an AVX2 machine, or NEON on 64-bit Arm) the call is direct
 //! and can be inlined. Otherwise the first call detects the CPU and caches the chosen
-//! kernel in an `AtomicPtr`; every later call is one relaxed load and an indirect call.
+//! kernel's entry points, one `AtomicPtr` each; every later call is one relaxed load and
+//! an indirect call.
 //!
 //! Inputs of up to [`INLINE_ASCII_MAX`] bytes that are all ASCII (short keys, numbers,
 //! protocol tokens) are answered before any of that, by word loads inlined at the call
@@ -52,6 +54,14 @@ cfg_if::cfg_if! {
             // SAFETY: the crate is compiled with `target_feature = "avx2"`.
             unsafe { crate::arch::avx2::validate(bytes) }
         }
+
+        /// Where the first error of `bytes` is (see [`crate::kernel::FirstErrorFn`]), with
+        /// the AVX2 kernel, which the compile-time target guarantees.
+        #[inline]
+        pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+            // SAFETY: the crate is compiled with `target_feature = "avx2"`.
+            unsafe { crate::arch::avx2::first_error_byte(bytes) }
+        }
     } else if #[cfg(all(
         target_arch = "aarch64",
         target_endian = "little",
@@ -63,6 +73,14 @@ cfg_if::cfg_if! {
             // SAFETY: the crate is compiled with `target_feature = "neon"`.
             unsafe { crate::arch::neon::validate(bytes) }
         }
+
+        /// Where the first error of `bytes` is (see [`crate::kernel::FirstErrorFn`]), with
+        /// the NEON kernel, which the compile-time target guarantees.
+        #[inline]
+        pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+            // SAFETY: the crate is compiled with `target_feature = "neon"`.
+            unsafe { crate::arch::neon::first_error_byte(bytes) }
+        }
     } else if #[cfg(any(
         target_arch = "x86",
         target_arch = "x86_64",
@@ -70,41 +88,78 @@ cfg_if::cfg_if! {
     ))] {
         use core::sync::atomic::{AtomicPtr, Ordering};
 
-        use crate::kernel::ValidateFn;
+        use crate::kernel::{EntryPoints, FirstErrorFn, ValidateFn};
 
-        /// The chosen kernel, or `detect_and_validate` before the first call. Only ever
-        /// holds a `ValidateFn` that this CPU supports.
-        static CHOSEN: AtomicPtr<()> = AtomicPtr::new(detect_and_validate as *mut ());
+        /// The chosen kernel's `validate`, or `detect_and_validate` before the first call.
+        /// Only ever holds a `ValidateFn` that this CPU supports.
+        static VALIDATE: AtomicPtr<()> = AtomicPtr::new(detect_and_validate as *mut ());
+
+        /// The chosen kernel's `first_error_byte`, or `detect_and_find` before the first
+        /// call. Only ever holds a `FirstErrorFn` that this CPU supports.
+        static FIRST_ERROR_BYTE: AtomicPtr<()> = AtomicPtr::new(detect_and_find as *mut ());
 
         /// Runs the fastest kernel this CPU supports.
         #[inline]
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
-            let chosen = CHOSEN.load(Ordering::Relaxed);
-            // SAFETY: `CHOSEN` only holds `ValidateFn`s (see its documentation), and a
+            let chosen = VALIDATE.load(Ordering::Relaxed);
+            // SAFETY: `VALIDATE` only holds `ValidateFn`s (see its documentation), and a
             // function pointer round-trips through `*mut ()`.
             let validate = unsafe { core::mem::transmute::<*mut (), ValidateFn>(chosen) };
-            // SAFETY: every function stored in `CHOSEN` is supported by this CPU.
+            // SAFETY: every function stored in `VALIDATE` is supported by this CPU.
             unsafe { validate(bytes) }
         }
 
-        /// The first call: choose the kernel, remember it, run it. Threads that race here
+        /// Where the first error of `bytes` is (see [`crate::kernel::FirstErrorFn`]), with
+        /// the fastest kernel this CPU supports.
+        #[inline]
+        pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+            let chosen = FIRST_ERROR_BYTE.load(Ordering::Relaxed);
+            // SAFETY: `FIRST_ERROR_BYTE` only holds `FirstErrorFn`s (see its
+            // documentation), and a function pointer round-trips through `*mut ()`.
+            let find = unsafe { core::mem::transmute::<*mut (), FirstErrorFn>(chosen) };
+            // SAFETY: every function stored in `FIRST_ERROR_BYTE` is supported by this CPU.
+            unsafe { find(bytes) }
+        }
+
+        /// Chooses the kernel and remembers its entry points. Threads that race here
         /// choose the same kernel.
+        fn detect() -> EntryPoints {
+            let chosen = crate::Kernel::detected()
+                .entry_points()
+                .unwrap_or(EntryPoints::SCALAR);
+            VALIDATE.store(chosen.validate as *mut (), Ordering::Relaxed);
+            FIRST_ERROR_BYTE.store(chosen.first_error_byte as *mut (), Ordering::Relaxed);
+            chosen
+        }
+
+        /// The first call of `validate`: choose the kernel, run it.
         ///
         /// # Safety
         /// None needed: it is `unsafe` only to have the type of a `ValidateFn`.
         unsafe fn detect_and_validate(bytes: &[u8]) -> Result<(), usize> {
-            let chosen = crate::Kernel::detected()
-                .validate_fn()
-                .unwrap_or(crate::scalar::validate as ValidateFn);
-            CHOSEN.store(chosen as *mut (), Ordering::Relaxed);
-            // SAFETY: `validate_fn` returns only kernels this CPU supports.
-            unsafe { chosen(bytes) }
+            // SAFETY: `entry_points` returns only kernels this CPU supports.
+            unsafe { (detect().validate)(bytes) }
+        }
+
+        /// The first call of `first_error_byte`: choose the kernel, run it.
+        ///
+        /// # Safety
+        /// None needed: it is `unsafe` only to have the type of a `FirstErrorFn`.
+        unsafe fn detect_and_find(bytes: &[u8]) -> Option<usize> {
+            // SAFETY: `entry_points` returns only kernels this CPU supports.
+            unsafe { (detect().first_error_byte)(bytes) }
         }
     } else {
         /// Runs the scalar kernel: this target has no SIMD kernel.
         #[inline]
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
             crate::scalar::validate(bytes)
+        }
+
+        /// Where the first error of `bytes` is: the scalar kernel's answer.
+        #[inline]
+        pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+            crate::scalar::first_error_byte(bytes)
         }
     }
 }

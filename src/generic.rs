@@ -68,6 +68,9 @@
 
 use crate::tables;
 
+mod first_error;
+pub(crate) use first_error::first_error_byte;
+
 /// The unit of the main loop, in bytes.
 pub(crate) const BLOCK: usize = 64;
 
@@ -114,6 +117,8 @@ pub(crate) trait Vector: Copy {
     unsafe fn is_ascii(self) -> bool;
     /// Every byte is zero.
     unsafe fn is_zero(self) -> bool;
+    /// The index of the first byte that is not zero, `BYTES` if every byte is.
+    unsafe fn first_nonzero(self) -> usize;
 }
 
 /// The constants of [`check`], splatted once per call (the compiler keeps them in

@@ -15,6 +15,33 @@ use crate::scalar;
 /// The CPU must support the kernel's instruction set.
 pub(crate) type ValidateFn = unsafe fn(&[u8]) -> Result<(), usize>;
 
+/// A kernel's second entry point, for walking every error (see `src/chunks.rs`): `None`
+/// if the bytes are UTF-8, else `Some(at)`, where the first invalid sequence starts at one
+/// of the bytes `at - 3 ..= at` (`at == len` when the bytes end inside a sequence). The
+/// SIMD kernels return the first byte whose check fails (a byte fails where it, with the
+/// three before it, breaks a rule); the scalar kernel, the sequence's start. The bytes
+/// must start at a character boundary. The work grows with the distance to the error,
+/// not with the length of the bytes.
+///
+/// # Safety
+/// The CPU must support the kernel's instruction set.
+pub(crate) type FirstErrorFn = unsafe fn(&[u8]) -> Option<usize>;
+
+/// A kernel's entry points.
+#[derive(Copy, Clone)]
+pub(crate) struct EntryPoints {
+    pub(crate) validate: ValidateFn,
+    pub(crate) first_error_byte: FirstErrorFn,
+}
+
+impl EntryPoints {
+    /// The scalar kernel's, which every CPU runs.
+    pub(crate) const SCALAR: EntryPoints = EntryPoints {
+        validate: scalar::validate,
+        first_error_byte: scalar::first_error_byte,
+    };
+}
+
 /// An implementation of the validator.
 ///
 /// [`crate::from_utf8`] runs [`Kernel::detected()`]; the methods here run one kernel
@@ -108,16 +135,29 @@ impl Kernel {
         }
     }
 
-    /// The kernel's entry point, if this CPU supports it.
+    /// The kernel's validating entry point, if this CPU supports it.
     pub(crate) fn validate_fn(self) -> Option<ValidateFn> {
+        self.entry_points().map(|entry| entry.validate)
+    }
+
+    /// The kernel's entry points, if this CPU supports it.
+    pub(crate) fn entry_points(self) -> Option<EntryPoints> {
+        macro_rules! entry_points {
+            ($kernel:ident) => {
+                EntryPoints {
+                    validate: crate::arch::$kernel::validate,
+                    first_error_byte: crate::arch::$kernel::first_error_byte,
+                }
+            };
+        }
         match self {
-            Kernel::Scalar => Some(scalar::validate as ValidateFn),
+            Kernel::Scalar => Some(EntryPoints::SCALAR),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Kernel::Avx2 if crate::cpu::has_avx2() => Some(crate::arch::avx2::validate),
+            Kernel::Avx2 if crate::cpu::has_avx2() => Some(entry_points!(avx2)),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Kernel::Sse41 if crate::cpu::has_sse41() => Some(crate::arch::sse41::validate),
+            Kernel::Sse41 if crate::cpu::has_sse41() => Some(entry_points!(sse41)),
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Kernel::Neon if has_neon() => Some(crate::arch::neon::validate),
+            Kernel::Neon if has_neon() => Some(entry_points!(neon)),
             _ => None,
         }
     }
@@ -170,6 +210,78 @@ impl FromStr for Kernel {
                 .into_iter()
                 .find(|kernel| kernel.name() == name)
                 .ok_or(ParseKernelError),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes of every class the check tells apart: ASCII, continuation bytes of each
+    /// range that a lead restricts, and leads of every kind, valid or not.
+    const CLASSES: [u8; 25] = [
+        0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+        0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+    ];
+
+    /// Checks every kernel's `first_error_byte` on `bytes` against std: `None` exactly
+    /// when `bytes` is UTF-8, else an offset at most 3 bytes after where std's error
+    /// starts, and not before it.
+    fn check_first_error_byte(bytes: &[u8]) {
+        let expected = core::str::from_utf8(bytes).err().map(|e| e.valid_up_to());
+        for kernel in Kernel::available() {
+            let find = kernel.entry_points().unwrap().first_error_byte;
+            // SAFETY: `available` lists only kernels this CPU supports.
+            let found = unsafe { find(bytes) };
+            let ok = match (expected, found) {
+                (None, None) => true,
+                (Some(start), Some(at)) => start <= at && at <= (start + 3).min(bytes.len()),
+                _ => false,
+            };
+            assert!(
+                ok,
+                "{kernel}: {found:?}, std's error at {expected:?}: {bytes:02X?}"
+            );
+        }
+    }
+
+    /// Every byte pair, and every triple of byte classes, at each offset around the
+    /// registers' boundaries (16 and 32 bytes) and at the end of the input, after ASCII
+    /// and after 3-byte characters.
+    #[test]
+    fn first_error_byte_agrees_with_std() {
+        let offsets = [
+            0, 1, 2, 13, 14, 15, 16, 17, 29, 30, 31, 32, 33, 34, 47, 48, 62, 63, 64,
+        ];
+        let fillers: [&[u8]; 2] = [b"a", "€".as_bytes()];
+        for filler in fillers {
+            let mut base = [0; 96];
+            for (byte, fill) in base.iter_mut().zip(filler.iter().cycle()) {
+                *byte = *fill;
+            }
+            let place = |sequence: &[u8]| {
+                for offset in offsets.map(|o| o - o % filler.len()) {
+                    // Inside the input, and ending the input.
+                    let mut bytes = base;
+                    bytes[offset..offset + sequence.len()].copy_from_slice(sequence);
+                    check_first_error_byte(&bytes);
+                    check_first_error_byte(&bytes[..offset + sequence.len()]);
+                }
+            };
+            for a in 0..=255u8 {
+                place(&[a]);
+                for b in 0..=255u8 {
+                    place(&[a, b]);
+                }
+            }
+            for a in CLASSES {
+                for b in CLASSES {
+                    for c in CLASSES {
+                        place(&[a, b, c]);
+                    }
+                }
+            }
         }
     }
 }

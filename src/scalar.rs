@@ -27,6 +27,12 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     run(bytes, 0).map_err(|(valid_up_to, _)| valid_up_to)
 }
 
+/// The scalar kernel's [`crate::kernel::FirstErrorFn`]: the exact start of the first
+/// invalid sequence (or `bytes.len()` if it is unfinished there).
+pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+    run(bytes, 0).err().map(|(valid_up_to, _)| valid_up_to)
+}
+
 /// Turns a kernel's answer into the exact, std-compatible result.
 #[inline]
 pub(crate) fn exact(bytes: &[u8], kernel_result: Result<(), usize>) -> Result<(), Utf8Error> {

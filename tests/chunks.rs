@@ -101,11 +101,15 @@ fn filler(len: usize, non_ascii: bool) -> Vec<u8> {
 
 /// Where sequences are placed: offsets at and around every register and block boundary,
 /// the first group of the main loop and its end (and, after an earlier error at byte 0,
-/// the end of the scalar span and of the first kernel windows).
+/// the end of the scalar span and of the first kernel windows: 1 KiB and 4 KiB more
+/// after the span, which ends after up to 16 ASCII bytes and one other character).
 fn offsets() -> Vec<usize> {
     let mut offsets: Vec<usize> = (0..=70).collect();
-    for boundary in [96, 128, 160, 192, 224, 256, 288, 320, 1024 + 64, 5120 + 64] {
+    for boundary in [96, 128, 160, 192, 224, 256, 288, 320] {
         offsets.extend(boundary - 4..=boundary + 4);
+    }
+    for window_end in [1024, 5120] {
+        offsets.extend(window_end..=window_end + 24);
     }
     if small() {
         offsets.retain(|o| o % 7 == 0 || o % 64 < 2);

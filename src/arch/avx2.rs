@@ -139,6 +139,15 @@ impl Vector for Avx2 {
         // SAFETY: AVX2 is supported (trait contract).
         unsafe { _mm256_testz_si256(self.0, self.0) == 1 }
     }
+
+    #[inline(always)]
+    unsafe fn first_nonzero(self) -> usize {
+        // SAFETY: AVX2 is supported (trait contract).
+        let zeros =
+            unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi8(self.0, _mm256_setzero_si256())) };
+        // Bit `i` for byte `i`; with no nonzero byte, 32 trailing zeros.
+        (!zeros as u32).trailing_zeros() as usize
+    }
 }
 
 /// The high lane of `prev` and the low lane of `cur`: `_mm256_alignr_epi8` works within
@@ -157,4 +166,15 @@ unsafe fn straddle(prev: Avx2, cur: Avx2) -> __m256i {
 pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: AVX2 is supported (this function's contract).
     unsafe { generic::validate::<Avx2>(bytes) }
+}
+
+/// The first byte of `bytes` that fails the AVX2 check (see
+/// [`crate::kernel::FirstErrorFn`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+    // SAFETY: AVX2 is supported (this function's contract).
+    unsafe { generic::first_error_byte::<Avx2>(bytes) }
 }

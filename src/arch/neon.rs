@@ -117,6 +117,19 @@ impl Vector for Neon {
         // SAFETY: NEON is supported (trait contract).
         unsafe { vmaxvq_u8(self.0) == 0 }
     }
+
+    #[inline(always)]
+    unsafe fn first_nonzero(self) -> usize {
+        // NEON has no byte mask: narrowing each 16-bit lane of the "nonzero" bytes by a
+        // shift of 4 leaves 4 bits per byte in a 64-bit word, byte `i` at bits `4i..4i+4`.
+        // SAFETY: NEON is supported (trait contract).
+        let nibbles = unsafe {
+            let nonzero = vreinterpretq_u16_u8(vtstq_u8(self.0, self.0));
+            vget_lane_u64::<0>(vreinterpret_u64_u8(vshrn_n_u16::<4>(nonzero)))
+        };
+        // With no nonzero byte, 64 trailing zeros: 16.
+        nibbles.trailing_zeros() as usize / 4
+    }
 }
 
 /// Validates `bytes` with NEON (see [`crate::kernel::ValidateFn`]).
@@ -127,4 +140,15 @@ impl Vector for Neon {
 pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: NEON is supported (this function's contract).
     unsafe { generic::validate::<Neon>(bytes) }
+}
+
+/// The first byte of `bytes` that fails the NEON check (see
+/// [`crate::kernel::FirstErrorFn`]).
+///
+/// # Safety
+/// The CPU must support NEON.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+    // SAFETY: NEON is supported (this function's contract).
+    unsafe { generic::first_error_byte::<Neon>(bytes) }
 }

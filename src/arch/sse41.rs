@@ -128,6 +128,14 @@ impl Vector for Sse41 {
         // SAFETY: SSE4.1 is supported (trait contract).
         unsafe { _mm_testz_si128(self.0, self.0) == 1 }
     }
+
+    #[inline(always)]
+    unsafe fn first_nonzero(self) -> usize {
+        // SAFETY: SSE4.1 (and so SSE2) is supported (trait contract).
+        let zeros = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self.0, _mm_setzero_si128())) };
+        // Bit `i` for byte `i` in the low 16 bits; bit 16 stops the count at 16.
+        ((!zeros as u32 & 0xFFFF) | 1 << 16).trailing_zeros() as usize
+    }
 }
 
 /// Validates `bytes` with SSE4.1 (see [`crate::kernel::ValidateFn`]).
@@ -138,4 +146,15 @@ impl Vector for Sse41 {
 pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: SSE4.1 is supported (this function's contract).
     unsafe { generic::validate::<Sse41>(bytes) }
+}
+
+/// The first byte of `bytes` that fails the SSE4.1 check (see
+/// [`crate::kernel::FirstErrorFn`]).
+///
+/// # Safety
+/// The CPU must support SSE4.1.
+#[target_feature(enable = "sse4.1")]
+pub(crate) unsafe fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+    // SAFETY: SSE4.1 is supported (this function's contract).
+    unsafe { generic::first_error_byte::<Sse41>(bytes) }
 }
