@@ -20,9 +20,10 @@
 //!   one damaged character do not count as dense), the [`Walker`] decodes the next
 //!   [`DENSE_SPAN`] bytes after each error with the scalar decoder (single ASCII bytes one
 //!   at a time, longer runs a word at a time, each other sequence with `scalar::sequence`,
-//!   the decoder's own rules), and stays with it while errors keep coming, until two
-//!   valid non-ASCII characters come in a row: text in a non-Latin script, which the
-//!   kernel checks many times faster than the decoder. After an isolated error it skips
+//!   the decoder's own rules), and stays with it while errors keep coming and the text
+//!   between them is ASCII with a non-ASCII letter here and there: it hands over to the
+//!   kernel after two valid non-ASCII characters (or two in a row), which the kernel
+//!   checks many times faster than the decoder. After an isolated error it skips
 //!   at most [`SPARSE_SPAN`] bytes of ASCII and decodes one character that way.
 //! * **Clean stretches after an error**: then the kernel runs on *windows* that start at
 //!   [`FIRST_WINDOW`] bytes and grow [`GROWTH`]-fold while they stay clean, up to the rest
@@ -306,14 +307,15 @@ fn near(bytes: &[u8]) -> Option<RawError> {
 
 /// Decodes `bytes` from `pos`, a character boundary, with the scalar decoder until at
 /// least `end`: a loop over single bytes, as short ASCII runs between dense errors need,
-/// that skips longer runs a word at a time. It stops early before the second of two
-/// valid non-ASCII characters in a row: a run of them (text in a non-Latin script) is
-/// where the kernel is much faster than decoding. Returns the character boundary where
-/// it stopped (the end of `bytes`, at or after `end`, or before such a run), or the first
-/// error.
+/// that skips longer runs a word at a time. It stops early after the second valid
+/// non-ASCII character, or after the first if another follows it: where the text has
+/// more (Czech or Polish prose, text in a non-Latin script), the kernel checks it much
+/// faster than decoding it a character at a time. Returns the character boundary where
+/// it stopped (the end of `bytes`, at or after `end`, or early), or the first error.
 #[inline(always)]
 fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawError> {
     let end = end.min(bytes.len());
+    let mut decoded = 0;
     while pos < end {
         if bytes[pos] < 0x80 {
             pos += 1;
@@ -322,7 +324,8 @@ fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawErr
             }
         } else {
             pos += scalar::sequence(bytes, pos)?;
-            if pos < end && bytes[pos] >= 0x80 {
+            decoded += 1;
+            if decoded == 2 || (pos < end && bytes[pos] >= 0x80) {
                 break;
             }
         }
