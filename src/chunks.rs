@@ -58,6 +58,10 @@ use crate::{dispatch, scalar::is_continuation};
 /// nanosecond per non-ASCII character.)
 const DENSE_GAP: usize = 256;
 
+/// Errors closer together than this on average are noise (random bytes, binary data):
+/// the scalar spans then never hand over to the kernel (see [`Walker::text_between`]).
+const NOISE_GAP: usize = 16;
+
 /// After a dense error, how many clean bytes the scalar decoder checks before the kernel
 /// takes over again.
 const DENSE_SPAN: usize = 256;
@@ -159,6 +163,15 @@ impl Walker {
         };
     }
 
+    /// Is there text between the errors, which the scalar spans should hand over to the
+    /// kernel? Not where errors come a few bytes apart (binary noise, random bytes): a
+    /// valid character there is most often a coincidence, with the next error right
+    /// after it, and a kernel call would cost more than decoding up to it.
+    #[inline(always)]
+    fn text_between(&self) -> bool {
+        self.gap >= NOISE_GAP
+    }
+
     /// The first invalid sequence of `bytes`, which starts at a character boundary of the
     /// stream (the start of the input or the end of an invalid sequence).
     #[inline]
@@ -172,7 +185,7 @@ impl Walker {
             },
             // Dense errors: most often the next one is within the span, found here
             // without the walk's loop.
-            Mode::Scalar(span) => match decode_span(bytes, 0, span) {
+            Mode::Scalar(span) => match decode_span(bytes, 0, span, self.text_between()) {
                 Err(found) => {
                     self.after_error(found.0);
                     Some(found)
@@ -209,7 +222,9 @@ impl Walker {
         let len = bytes.len();
         loop {
             let span = match self.mode {
-                Mode::Scalar(span) => decode_span(bytes, pos, pos.saturating_add(span)),
+                Mode::Scalar(span) => {
+                    decode_span(bytes, pos, pos.saturating_add(span), self.text_between())
+                }
                 Mode::Ascii(span) => skip_to_text(bytes, pos, pos.saturating_add(span)),
                 Mode::Kernel(window) => match self.window(bytes, pos, window) {
                     ControlFlow::Break(found) => return found,
@@ -307,13 +322,18 @@ fn near(bytes: &[u8]) -> Option<RawError> {
 
 /// Decodes `bytes` from `pos`, a character boundary, with the scalar decoder until at
 /// least `end`: a loop over single bytes, as short ASCII runs between dense errors need,
-/// that skips longer runs a word at a time. It stops early after the second valid
-/// non-ASCII character, or after the first if another follows it: where the text has
-/// more (Czech or Polish prose, text in a non-Latin script), the kernel checks it much
-/// faster than decoding it a character at a time. Returns the character boundary where
+/// that skips longer runs a word at a time. If `hand_over`, it stops early after the
+/// second valid non-ASCII character, or after the first if another follows it: where the
+/// text has more (Czech or Polish prose, text in a non-Latin script), the kernel checks
+/// it much faster than decoding it a character at a time. Returns the character boundary where
 /// it stopped (the end of `bytes`, at or after `end`, or early), or the first error.
 #[inline(always)]
-fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawError> {
+fn decode_span(
+    bytes: &[u8],
+    mut pos: usize,
+    end: usize,
+    hand_over: bool,
+) -> Result<usize, RawError> {
     let end = end.min(bytes.len());
     let mut decoded = 0;
     while pos < end {
@@ -325,7 +345,7 @@ fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawErr
         } else {
             pos += scalar::sequence(bytes, pos)?;
             decoded += 1;
-            if decoded == 2 || (pos < end && bytes[pos] >= 0x80) {
+            if hand_over && (decoded == 2 || (pos < end && bytes[pos] >= 0x80)) {
                 break;
             }
         }
