@@ -92,6 +92,7 @@ fn slices(buffer: &[u8], size: usize) -> Vec<Range<usize>> {
 }
 
 fn main() {
+    measure::shift_code();
     let mut sizes: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())

@@ -26,8 +26,8 @@
 //! faster at an address 48 mod 64 than at 0 mod 64 (two builds of this benchmark that
 //! differed only in utf8check's code), so ratios against std move with unrelated changes.
 //! The benchmark prints where they are; `UTF8CHECK_BENCH_SHIFT` (bytes of padding before
-//! them, at build time) moves them, and `benches/lossy-placements.sh` runs it at each
-//! placement.
+//! them, at build time: `measure::shift_code`) moves them, and
+//! `benches/lossy-placements.sh` runs it at each placement.
 
 // std's `utf8_chunks` (Rust 1.79) is what is measured against; the benchmarks build with
 // the current compiler, not the library's MSRV.
@@ -45,35 +45,6 @@ use std::io::{BufRead, Read};
 
 use real::File;
 use utf8check::io::LossyReader;
-
-/// Bytes of padding in this benchmark's own code (`UTF8CHECK_BENCH_SHIFT` at build time,
-/// 0 by default), which moves the code linked after it, std's included, by as much: the
-/// way to measure std at each of its placements (see the module documentation).
-const SHIFT: usize = parse_shift(option_env!("UTF8CHECK_BENCH_SHIFT"));
-
-const fn parse_shift(value: Option<&str>) -> usize {
-    let Some(value) = value else { return 0 };
-    let (digits, mut n, mut i) = (value.as_bytes(), 0, 0);
-    while i < digits.len() {
-        assert!(
-            digits[i].is_ascii_digit(),
-            "UTF8CHECK_BENCH_SHIFT: not a number"
-        );
-        n = n * 10 + (digits[i] - b'0') as usize;
-        i += 1;
-    }
-    n
-}
-
-/// `SHIFT` bytes of code, jumped over.
-#[inline(never)]
-fn shift_code() {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a jump over padding that is never executed; no register or memory is used.
-    unsafe {
-        std::arch::asm!("jmp 2f", ".skip {shift}, 0xcc", "2:", shift = const SHIFT, options(nomem, nostack));
-    }
-}
 
 const FILE_ROUNDS: usize = 31;
 const LINE_ROUNDS: usize = 21;
@@ -95,7 +66,7 @@ fn main() {
         lossy as usize,
         lossy as usize % 64
     );
-    shift_code();
+    measure::shift_code();
     let files = real::files();
     if wants("valid") {
         bench_valid(&files);

@@ -34,6 +34,7 @@ const FILE_ROUNDS: usize = 61;
 const PIECE_ROUNDS: usize = 31;
 
 fn main() {
+    measure::shift_code();
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))

@@ -15,6 +15,36 @@ use std::hint::black_box;
 use std::ops::Range;
 use std::time::Instant;
 
+/// Bytes of padding in the benchmark's own code, which moves all code linked after it
+/// (utf8check's, simdutf8's, std's): code placement moves the speed of short loops by tens
+/// of percent, and this is the way to measure at several placements. Set at build time
+/// with `UTF8CHECK_BENCH_SHIFT`; 0 by default.
+pub const SHIFT: usize = parse_shift(option_env!("UTF8CHECK_BENCH_SHIFT"));
+
+const fn parse_shift(value: Option<&str>) -> usize {
+    let Some(value) = value else { return 0 };
+    let (digits, mut n, mut i) = (value.as_bytes(), 0, 0);
+    while i < digits.len() {
+        assert!(
+            digits[i].is_ascii_digit(),
+            "UTF8CHECK_BENCH_SHIFT: not a number"
+        );
+        n = n * 10 + (digits[i] - b'0') as usize;
+        i += 1;
+    }
+    n
+}
+
+/// `SHIFT` bytes of code, jumped over.
+#[inline(never)]
+pub fn shift_code() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a jump over padding that is never executed; no register or memory is used.
+    unsafe {
+        std::arch::asm!("jmp 2f", ".skip {shift}, 0xcc", "2:", shift = const SHIFT, options(nomem, nostack));
+    }
+}
+
 /// Nanoseconds per slice of one pass of `validate` over every slice of `buffer`; panics if
 /// `validate` rejects one (every benchmark input is valid UTF-8 unless said otherwise).
 #[inline(never)]
