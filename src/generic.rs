@@ -64,7 +64,10 @@
 //! # Errors
 //! A kernel only says where it first saw trouble: [`validate`] returns `Err(checkpoint)`,
 //! where no byte before `checkpoint` broke a rule. `scalar::first_error` then finds the
-//! exact std-compatible error from there. Valid input never pays for exact errors.
+//! exact std-compatible error from there. Valid input never pays for exact errors. The
+//! chunk walker, which needs every error, uses the second entry point,
+//! [`first_error_byte`] (`generic/first_error.rs`): the first failing byte itself,
+//! found a register at a time.
 
 use crate::tables;
 

@@ -28,7 +28,7 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
 }
 
 /// The scalar kernel's [`crate::kernel::FirstErrorFn`]: the exact start of the first
-/// invalid sequence (or `bytes.len()` if it is unfinished there).
+/// invalid sequence (an unfinished one at the end included).
 pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
     run(bytes, 0).err().map(|(valid_up_to, _)| valid_up_to)
 }
