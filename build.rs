@@ -4,9 +4,6 @@
 //! * `utf8check_core_error`: `core::error::Error` exists (Rust 1.81), so `Utf8Error`
 //!   implements `Error` even without `std`. Older compilers get `std::error::Error` under
 //!   the `std` feature.
-//! * `utf8check_cold_path`: `core::hint::cold_path` exists (stable in the compilers this
-//!   probe knows it from, 1.95 on), so the main loop can keep its dense-text path a
-//!   straight line.
 
 use std::env;
 use std::process::Command;
@@ -17,13 +14,9 @@ fn main() {
     // Single-colon syntax: `cargo::` is only understood by Cargo 1.77 and later, and the
     // MSRV is older. Older Cargos ignore the check-cfg line.
     println!("cargo:rustc-check-cfg=cfg(utf8check_core_error)");
-    println!("cargo:rustc-check-cfg=cfg(utf8check_cold_path)");
     let minor = rustc_minor_version();
     if minor.is_some_and(|minor| minor >= 81) {
         println!("cargo:rustc-cfg=utf8check_core_error");
-    }
-    if minor.is_some_and(|minor| minor >= 95) {
-        println!("cargo:rustc-cfg=utf8check_cold_path");
     }
 }
 

@@ -28,9 +28,12 @@
 //! * *mixed* text (ASCII and non-ASCII blocks alternating without a pattern, as in
 //!   prose in Latin scripts, HTML, man pages): a mask of the window's non-ASCII blocks
 //!   and a loop over its set bits, with no branch per block ([`check_by_mask`]);
-//! * *dense* text (no ASCII block), and blocks in a pattern that repeats from window to
-//!   window: a branch per block, which the predictor gets right ([`check_by_branches`]:
-//!   [`Dense`], [`Pattern`]);
+//! * *dense* text (few or no ASCII blocks: Cyrillic, Greek, CJK, Czech prose, and
+//!   Russian man pages): every block checked, with no test at all
+//!   ([`check_every_block`]), and now and then a window by mask to see whether the text
+//!   is still dense;
+//! * blocks in a pattern that repeats from window to window: a branch per block, which
+//!   the predictor gets right ([`check_by_branches`]);
 //! * *sparse* text (one non-ASCII pair of blocks in the last window): the same mask by
 //!   pairs of blocks, whose first set bit is checked without a branch;
 //! * *ASCII* text (at the start, and after an all-ASCII window): ASCII blocks skipped two
@@ -457,6 +460,26 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
 const WIDE: usize = 32;
 const NARROW: usize = 4;
 
+/// Windows checked in [`Way::Full`] between two checked by mask (which measure whether
+/// the text is still dense), in wide windows: 15, one window in 16, so that the mask's
+/// cost is spread thin while a change of text is seen within 32 KiB. Narrow windows,
+/// where a 2 KiB input has at most eight, alternate the two ways.
+const WIDE_FULL_RUN: u32 = 15;
+
+/// How many ASCII blocks a window may have, in quarters of its blocks, for the next one
+/// to be checked in [`Way::Full`]: a quarter with 32-byte registers, none with 16-byte
+/// ones. (Measured on the real-text corpus: with 16-byte registers, where an ASCII block
+/// skipped saves four registers' checks, a quarter made HTML and man pages up to 20%
+/// slower; with 32-byte ones, a half made HTML 10 to 15% slower.)
+#[inline(always)]
+fn full_ascii_quarters<V: Vector>() -> u32 {
+    if V::BYTES >= 32 {
+        1
+    } else {
+        0
+    }
+}
+
 /// A register of `0xFF` bytes if `cond`, else of zeros: selects a check without a branch.
 ///
 /// # Safety
@@ -592,33 +615,20 @@ unsafe fn for_each_block<V: Vector, S: BlockStep<V>, const W: usize>(
     }
 }
 
-/// A branch per block in dense text (no ASCII block at all: Cyrillic, Greek, CJK, Czech
-/// prose), where it is always predicted and costs less than building the mask. The path
-/// of an ASCII block is kept out of the straight line of the non-ASCII ones (`cold_path`
-/// where the compiler has it), which saves a jump per block, and it alone counts: the
-/// mask is the complement of the ASCII blocks.
-struct Dense<V> {
+/// Every block checked, without an ASCII test: dense text, where ASCII blocks are too few
+/// to pay for testing every block (see [`Way::Full`]). The checks alone cover every rule,
+/// an ASCII block's included.
+struct Full<V> {
     errors: V,
-    ascii: BlockMask,
 }
 
-impl<V: Vector> BlockStep<V> for Dense<V> {
+impl<V: Vector> BlockStep<V> for Full<V> {
     #[inline(always)]
-    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask) {
+    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, _bit: BlockMask) {
         // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's guarantee);
         // the CPU supports `V`.
         unsafe {
-            if !is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
-                self.errors = self.errors.or(check_block(k, bytes.as_ptr().add(block)));
-            } else {
-                // (Only compiled where build.rs found a compiler that has it.)
-                #[cfg(utf8check_cold_path)]
-                #[allow(clippy::incompatible_msrv)]
-                core::hint::cold_path();
-                self.ascii |= bit;
-                // It ends any sequence the bytes before it started.
-                self.errors = self.errors.or(unfinished_before(k, bytes, block));
-            }
+            self.errors = self.errors.or(check_block(k, bytes.as_ptr().add(block)));
         }
     }
 }
@@ -651,8 +661,8 @@ impl<V: Vector> BlockStep<V> for Pattern<V> {
     }
 }
 
-/// Checks a window of `W` blocks at `pos` with a branch per block, [`Dense`] or
-/// [`Pattern`]. Returns the window's error bits and its mask.
+/// Checks a window of `W` blocks at `pos` with a branch per block ([`Pattern`]). Returns
+/// the window's error bits and its mask.
 ///
 /// # Safety
 /// As [`check_by_mask`].
@@ -661,26 +671,37 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
-    dense: bool,
 ) -> (V, BlockMask) {
     // SAFETY: as in `check_by_mask` (caller's guarantee).
     unsafe {
-        if dense {
-            let mut steps = Dense {
-                errors: V::splat(0),
-                ascii: 0,
-            };
-            for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
-            (steps.errors, !steps.ascii & full_mask(W))
-        } else {
-            let mut steps = Pattern {
-                errors: V::splat(0),
-                pending: unfinished_before(k, bytes, pos),
-                non_ascii: 0,
-            };
-            for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
-            (steps.errors, steps.non_ascii)
-        }
+        let mut steps = Pattern {
+            errors: V::splat(0),
+            pending: unfinished_before(k, bytes, pos),
+            non_ascii: 0,
+        };
+        for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
+        (steps.errors, steps.non_ascii)
+    }
+}
+
+/// Checks every block of the window of `W` blocks at `pos` ([`Full`]). Returns the
+/// window's error bits.
+///
+/// # Safety
+/// As [`check_by_mask`].
+#[inline(always)]
+unsafe fn check_every_block<V: Vector, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> V {
+    // SAFETY: as in `check_by_mask` (caller's guarantee).
+    unsafe {
+        let mut steps = Full {
+            errors: V::splat(0),
+        };
+        for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
+        steps.errors
     }
 }
 
@@ -752,8 +773,15 @@ enum Way {
     /// [`check_by_mask`] by pairs of blocks, where a window with one non-ASCII pair takes
     /// no mispredicted branch.
     Sparse,
-    /// [`check_by_branches`] for dense text ([`Dense`]).
-    Dense,
+    /// Dense text (a window with few ASCII blocks: at most a quarter with 32-byte
+    /// registers, none with 16-byte ones): [`check_every_block`], no ASCII test at all.
+    /// Where most blocks are not ASCII, testing every block costs more than the checks it
+    /// saves, and the test's branch (or the mask's loop) is mispredicted at each ASCII
+    /// block. Checking a block costs twice as many registers where they are half as
+    /// wide, so 16-byte registers test sooner. As nothing is measured in this way, a
+    /// window now and then is checked by mask to see whether the text is still dense
+    /// ([`WIDE_FULL_RUN`]).
+    Full,
     /// [`check_by_branches`] for a repeated pattern ([`Pattern`]).
     Pattern,
     /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern.
@@ -766,26 +794,36 @@ enum Way {
 /// predictor has learned.
 struct Mode {
     way: Way,
+    /// Windows left in [`Way::Full`] before one is checked by mask again.
+    full_left: u32,
+    /// The windows in [`Way::Full`] between two by mask.
+    full_run: u32,
     /// Newest first.
     recent: [BlockMask; 4],
 }
 
 impl Mode {
     #[inline(always)]
-    fn new() -> Mode {
+    fn new(full_run: u32) -> Mode {
         Mode {
             way: Way::Ascii,
+            full_left: 0,
+            full_run,
             recent: [0; 4],
         }
     }
 
-    /// Chooses the way of the next window from the mask of the last one, by blocks.
+    /// Chooses the way of the next window from the mask of the last one, by blocks, where
+    /// a window of `full` blocks with at most `ascii_quarters` quarters of them ASCII
+    /// is dense ([`full_ascii_quarters`]).
     #[inline(always)]
-    fn after_blocks(&mut self, mask: BlockMask, full: BlockMask) {
+    fn after_blocks(&mut self, mask: BlockMask, full: BlockMask, ascii_quarters: u32) {
         // Dense text first: it needs no history, and it is where the work per byte is
         // highest, so the fewer instructions here the better.
-        if mask == full {
-            self.way = Way::Dense;
+        let blocks = full.count_ones();
+        if (blocks - mask.count_ones()) * 4 <= blocks * ascii_quarters {
+            self.way = Way::Full;
+            self.full_left = self.full_run;
             return;
         }
         if mask.count_ones() <= 1 {
@@ -806,9 +844,22 @@ impl Mode {
         self.way = match mask.count_ones() {
             0 => Way::Ascii,
             1 => Way::Sparse,
-            _ if mask == full => Way::Dense,
+            _ if mask == full => {
+                self.full_left = self.full_run;
+                Way::Full
+            }
             _ => Way::Mask,
         };
+    }
+
+    /// After a window in [`Way::Full`]: after `full_run` of them, one by mask.
+    #[inline(always)]
+    fn after_full(&mut self) {
+        if self.full_left == 0 {
+            self.way = Way::Mask;
+        } else {
+            self.full_left -= 1;
+        }
     }
 }
 
@@ -842,15 +893,18 @@ unsafe fn windows<V: Vector, const W: usize>(
                     mode.after_pairs(mask, full_mask(W / 2));
                     errors
                 }
-                Way::Dense | Way::Pattern => {
-                    let dense = mode.way == Way::Dense;
-                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos, dense);
-                    mode.after_blocks(mask, full_mask(W));
+                Way::Pattern => {
+                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
+                    mode.after_blocks(mask, full_mask(W), full_ascii_quarters::<V>());
                     errors
+                }
+                Way::Full => {
+                    mode.after_full();
+                    check_every_block::<V, W>(k, bytes, pos)
                 }
                 Way::Mask => {
                     let (errors, mask) = check_by_mask::<V, W, 1>(k, bytes, pos);
-                    mode.after_blocks(mask, full_mask(W));
+                    mode.after_blocks(mask, full_mask(W), full_ascii_quarters::<V>());
                     errors
                 }
             }
@@ -929,9 +983,8 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         }
         // `pos >= BYTES >= 3` from here on, so the three bytes (and the register) before
         // each block are in bounds.
-        let mut mode = Mode::new();
-        let pos = windows::<V, WIDE>(&k, bytes, V::BYTES, &mut mode)?;
-        let pos = windows::<V, NARROW>(&k, bytes, pos, &mut Mode::new())?;
+        let pos = windows::<V, WIDE>(&k, bytes, V::BYTES, &mut Mode::new(WIDE_FULL_RUN))?;
+        let pos = windows::<V, NARROW>(&k, bytes, pos, &mut Mode::new(0))?;
         // Fewer than `NARROW * BLOCK` bytes are left; `len >= BYTES + 3`.
         match tail_has_errors(&k, bytes, pos) {
             true => Err(pos),
