@@ -840,14 +840,11 @@ impl Mode {
 
     /// Chooses the way of the next window from the mask of the last one, by pairs.
     #[inline(always)]
-    fn after_pairs(&mut self, mask: BlockMask, full: BlockMask) {
+    fn after_pairs(&mut self, mask: BlockMask) {
+        // (A non-ASCII block in every pair is not yet dense text: by mask first.)
         self.way = match mask.count_ones() {
             0 => Way::Ascii,
             1 => Way::Sparse,
-            _ if mask == full => {
-                self.full_left = self.full_run;
-                Way::Full
-            }
             _ => Way::Mask,
         };
     }
@@ -890,7 +887,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                 }
                 Way::Sparse => {
                     let (errors, mask) = check_by_mask::<V, W, 2>(k, bytes, pos);
-                    mode.after_pairs(mask, full_mask(W / 2));
+                    mode.after_pairs(mask);
                     errors
                 }
                 Way::Pattern => {

@@ -358,25 +358,18 @@ impl Way {
     /// all-ASCII window leaves the skipping loop running. Otherwise the first makes the
     /// skipping loop stop exactly at its end (two non-ASCII pairs close together, the
     /// second one ending the window), so that the next window is checked by pairs; a full
-    /// window after that makes the next one dense. A window by pairs with blocks 0 and 2
-    /// (two of its pairs) makes the next one checked by its mask; where a window has only
-    /// two pairs, that takes the narrow windows' one dense window, after which the next
-    /// one is checked by mask. A window by mask with blocks 0 and 2 leaves the next one by
-    /// mask, and the same mask again makes it a pattern.
+    /// window after that makes the next one checked by its mask, and another full one
+    /// after that makes the next one dense. A window by mask with blocks 0 and 2 leaves
+    /// the next one by mask, and the same mask again makes it a pattern.
     fn set_up(self, window_blocks: usize) -> Vec<Vec<usize>> {
         let stop = vec![window_blocks - 4, window_blocks - 2];
         let full: Vec<usize> = (0..window_blocks).collect();
-        let by_mask = if window_blocks > 4 {
-            vec![stop.clone(), vec![0, 2]]
-        } else {
-            vec![stop.clone(), full.clone(), full.clone()]
-        };
         match self {
             Way::Ascii => vec![vec![]],
             Way::Sparse => vec![stop],
-            Way::Full => vec![stop, full],
-            Way::Mask => by_mask,
-            Way::Pattern => [by_mask, vec![vec![0, 2], vec![0, 2]]].concat(),
+            Way::Mask => vec![stop, full],
+            Way::Full => vec![stop, full.clone(), full],
+            Way::Pattern => vec![stop, full, vec![0, 2], vec![0, 2]],
         }
     }
 }
