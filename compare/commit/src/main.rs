@@ -1,0 +1,125 @@
+//! The working tree's kernels (`utf8check`) against an earlier commit's (`utf8check_base`,
+//! written by `run.sh`), linked into one binary and called directly, in interleaved rounds
+//! (the order rotates every round), medians. See `run.sh`.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+/// One implementation under test.
+struct Contender {
+    name: &'static str,
+    validate: fn(&[u8]) -> bool,
+}
+
+/// Seconds per call of `validate` on `bytes`, over enough calls for about 4 MB.
+fn time(validate: fn(&[u8]) -> bool, bytes: &[u8]) -> f64 {
+    let calls = (4_000_000 / bytes.len().max(1)).max(1);
+    let start = Instant::now();
+    for _ in 0..calls {
+        assert!(validate(black_box(bytes)), "an input is not UTF-8");
+    }
+    start.elapsed().as_secs_f64() / calls as f64
+}
+
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// The contenders in groups of three: base, new, simdutf8's matching kernel.
+fn contenders() -> Vec<[Contender; 3]> {
+    let mut groups = Vec::new();
+    if utf8check::Kernel::Avx2.is_supported() {
+        groups.push([
+            Contender {
+                name: "avx2 base",
+                validate: |v| utf8check_base::Kernel::Avx2.is_valid(v),
+            },
+            Contender {
+                name: "avx2 new",
+                validate: |v| utf8check::Kernel::Avx2.is_valid(v),
+            },
+            Contender {
+                name: "simdutf8-basic",
+                validate: |v| simdutf8::basic::from_utf8(v).is_ok(),
+            },
+        ]);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if utf8check::Kernel::Sse41.is_supported() && std::is_x86_feature_detected!("sse4.2") {
+        groups.push([
+            Contender {
+                name: "sse4.1 base",
+                validate: |v| utf8check_base::Kernel::Sse41.is_valid(v),
+            },
+            Contender {
+                name: "sse4.1 new",
+                validate: |v| utf8check::Kernel::Sse41.is_valid(v),
+            },
+            Contender {
+                name: "simdutf8-sse42",
+                // SAFETY: SSE 4.2 was detected just above.
+                validate: |v| unsafe { simdutf8::basic::imp::x86::sse42::validate_utf8(v).is_ok() },
+            },
+        ]);
+    }
+    groups
+}
+
+fn main() {
+    let rounds: usize = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(31);
+    let paths: Vec<String> = std::env::args().skip(1).collect();
+    let groups = contenders();
+    let all: Vec<&Contender> = groups.iter().flatten().collect();
+    let mut header = String::from("| file |");
+    for group in &groups {
+        header += &format!(
+            " {} | {} | {} | new / base | new / {} |",
+            group[0].name, group[1].name, group[2].name, group[2].name
+        );
+    }
+    println!("GB/s, medians of {rounds} interleaved rounds\n\n{header}");
+    println!("|---|{}", "---:|".repeat(5 * groups.len()));
+    let mut log_sums = vec![[0.0f64; 2]; groups.len()];
+    for path in &paths {
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut times = vec![Vec::with_capacity(rounds); all.len()];
+        for round in 0..rounds {
+            for turn in 0..all.len() {
+                let i = (turn + round) % all.len();
+                times[i].push(time(all[i].validate, &bytes));
+            }
+        }
+        let medians: Vec<f64> = times.into_iter().map(median).collect();
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let mut row = format!("| {name} |");
+        for (g, sums) in log_sums.iter_mut().enumerate() {
+            let [base, new, peer] = [medians[3 * g], medians[3 * g + 1], medians[3 * g + 2]];
+            let gbs = |t: f64| bytes.len() as f64 / t / 1e9;
+            row += &format!(
+                " {:.2} | {:.2} | {:.2} | {:.3}x | {:.3}x |",
+                gbs(base),
+                gbs(new),
+                gbs(peer),
+                base / new,
+                peer / new
+            );
+            sums[0] += (base / new).ln();
+            sums[1] += (peer / new).ln();
+        }
+        println!("{row}");
+    }
+    let n = paths.len() as f64;
+    for (group, sums) in groups.iter().zip(&log_sums) {
+        println!(
+            "\n{}: geometric mean new / base {:.3}x, new / {} {:.3}x",
+            group[1].name,
+            (sums[0] / n).exp(),
+            group[2].name,
+            (sums[1] / n).exp()
+        );
+    }
+}
