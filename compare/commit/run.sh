@@ -36,11 +36,12 @@ import re, sys
 path = sys.argv[1]
 text = open(path).read()
 text = text.replace('name = "utf8check"', 'name = "utf8check_base"', 1)
-# Drop the [workspace] table (and its keys) and every [[bench]]: the copy is a library only.
+# Drop the [workspace] and [profile.*] tables and every [[bench]]: the copy is a library
+# only, built with this crate's profile.
 out, skip = [], False
 for line in text.split("\n"):
     if line.startswith("["):
-        skip = line.startswith("[workspace") or line.startswith("[[bench]]")
+        skip = line.startswith(("[workspace", "[profile", "[[bench]]"))
     if not skip:
         out.append(line)
 open(path, "w").write("\n".join(out))
