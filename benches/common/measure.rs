@@ -111,9 +111,30 @@ macro_rules! interleaved {
 /// something else (the scrub text evicts the previous input from L2).
 #[inline(never)]
 pub fn scrub() {
+    let (text, ranges) = scrub_text();
+    let sse = has_sse42() && utf8check::Kernel::Sse41.is_supported();
+    for range in ranges {
+        let v = std::hint::black_box(&text[range.clone()]);
+        std::hint::black_box((
+            std::str::from_utf8(v).is_ok(),
+            simdutf8::basic::from_utf8(v).is_ok(),
+            simdutf8::compat::from_utf8(v).is_ok(),
+            utf8check::from_utf8(v).is_ok(),
+            utf8check::is_valid(v),
+        ));
+        if sse {
+            #[cfg(target_arch = "x86_64")]
+            std::hint::black_box((utf8check::Kernel::Sse41.is_valid(v), simdutf8_sse42(v)));
+        }
+    }
+}
+
+/// The text [`scrub`] runs on, and its pieces (the whole, then pieces of 1 to 300 bytes),
+/// made once.
+pub fn scrub_text() -> &'static (Vec<u8>, Vec<Range<usize>>) {
     use std::sync::OnceLock;
     static SCRUB: OnceLock<(Vec<u8>, Vec<Range<usize>>)> = OnceLock::new();
-    let (text, ranges) = SCRUB.get_or_init(|| {
+    SCRUB.get_or_init(|| {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move |n: u64| {
             seed ^= seed << 13;
@@ -142,22 +163,7 @@ pub fn scrub() {
             start = end;
         }
         (text, ranges)
-    });
-    let sse = has_sse42() && utf8check::Kernel::Sse41.is_supported();
-    for range in ranges {
-        let v = std::hint::black_box(&text[range.clone()]);
-        std::hint::black_box((
-            std::str::from_utf8(v).is_ok(),
-            simdutf8::basic::from_utf8(v).is_ok(),
-            simdutf8::compat::from_utf8(v).is_ok(),
-            utf8check::from_utf8(v).is_ok(),
-            utf8check::is_valid(v),
-        ));
-        if sse {
-            #[cfg(target_arch = "x86_64")]
-            std::hint::black_box((utf8check::Kernel::Sse41.is_valid(v), simdutf8_sse42(v)));
-        }
-    }
+    })
 }
 
 /// The SSE kernel of simdutf8 (its `public_imp` feature), called directly, for comparing

@@ -8,11 +8,13 @@
 #   REV    the commit to compare against (e.g. HEAD, HEAD~3, a hash)
 #   FILE   inputs, each validated whole (default: the real-text corpus of
 #          benches/corpus/real.sh, target/corpus/real/*)
-# Environment: ROUNDS (default 31) interleaved rounds per file.
+# Environment: ROUNDS (default 31) interleaved rounds per file; PIECES=n to validate
+# slices of exactly n bytes at character boundaries, one call each (as the real-text
+# benchmark's 64-byte slices), instead of whole files.
 #
-# Prints, per file, GB/s of each copy and the ratio new / base for each kernel the CPU
-# has (AVX2, SSE4.1), with simdutf8's matching kernel for reference, then the geometric
-# means. Ratios within 3 to 5% of 1.0 per file are noise; the geometric mean over the
+# Prints, per file, GB/s of each copy and the ratio new / base for the public `is_valid`
+# and each kernel the CPU has (AVX2, SSE4.1), with simdutf8's matching function for
+# reference, then the geometric means. Ratios within 3 to 5% of 1.0 per file are noise; the geometric mean over the
 # corpus moves by about 2% between runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -3,7 +3,11 @@
 //! (the order rotates every round), medians. See `run.sh`.
 
 use std::hint::black_box;
+use std::ops::Range;
 use std::time::Instant;
+
+#[path = "../../../benches/common/measure.rs"]
+mod measure;
 
 /// One implementation under test.
 struct Contender {
@@ -11,24 +15,70 @@ struct Contender {
     validate: fn(&[u8]) -> bool,
 }
 
-/// Seconds per call of `validate` on `bytes`, over enough calls for about 4 MB.
-fn time(validate: fn(&[u8]) -> bool, bytes: &[u8]) -> f64 {
-    let calls = (4_000_000 / bytes.len().max(1)).max(1);
-    let start = Instant::now();
-    for _ in 0..calls {
-        assert!(validate(black_box(bytes)), "an input is not UTF-8");
+/// Runs every contender over the benchmarks' scrub text before each timed pass, as
+/// `measure::scrub` does for the benchmarks: a pass repeated over the same bytes would
+/// find the branch predictor trained on them (up to 1.6x faster on Zen 3), most of all
+/// for the loops with a branch per block, and the input in L2.
+fn scrub(all: &[&Contender]) {
+    let (text, ranges) = measure::scrub_text();
+    for range in ranges {
+        for contender in all {
+            black_box((contender.validate)(black_box(&text[range.clone()])));
+        }
     }
-    start.elapsed().as_secs_f64() / calls as f64
 }
 
-fn median(mut times: Vec<f64>) -> f64 {
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+/// Seconds for one pass of `validate` over the `pieces` of `bytes` (one call each), right
+/// after a scrub.
+fn time(validate: fn(&[u8]) -> bool, bytes: &[u8], pieces: &[Range<usize>]) -> f64 {
+    let start = Instant::now();
+    for piece in pieces {
+        assert!(
+            validate(black_box(&bytes[piece.clone()])),
+            "an input is not UTF-8"
+        );
+    }
+    start.elapsed().as_secs_f64()
 }
 
-/// The contenders in groups of three: base, new, simdutf8's matching kernel.
+/// The whole of `bytes`, or with `PIECES=n`, slices of exactly `n` bytes that start and
+/// end at character boundaries, one about every `n + 3` bytes (so that they start at every
+/// offset within a cache line), as `benches/real.rs` cuts its 64-byte slices.
+fn pieces(bytes: &[u8], len: Option<usize>) -> Vec<Range<usize>> {
+    let Some(len) = len else {
+        return vec![0..bytes.len()];
+    };
+    let boundary = |i: usize| i == bytes.len() || (bytes[i] as i8) >= -0x40;
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    while start + len <= bytes.len() {
+        if boundary(start) && boundary(start + len) {
+            ranges.push(start..start + len);
+            start += len + 3;
+        } else {
+            start += 1;
+        }
+    }
+    ranges
+}
+
+/// The contenders in groups of three: base, new, simdutf8's matching kernel (for the
+/// public `is_valid`, with its dispatch and short-input paths, `simdutf8::basic`).
 fn contenders() -> Vec<[Contender; 3]> {
-    let mut groups = Vec::new();
+    let mut groups = vec![[
+        Contender {
+            name: "is_valid base",
+            validate: utf8check_base::is_valid,
+        },
+        Contender {
+            name: "is_valid new",
+            validate: utf8check::is_valid,
+        },
+        Contender {
+            name: "simdutf8-basic",
+            validate: |v| simdutf8::basic::from_utf8(v).is_ok(),
+        },
+    ]];
     if utf8check::Kernel::Avx2.is_supported() {
         groups.push([
             Contender {
@@ -67,10 +117,12 @@ fn contenders() -> Vec<[Contender; 3]> {
 }
 
 fn main() {
+    measure::shift_code();
     let rounds: usize = std::env::var("ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(31);
+    let piece_len: Option<usize> = std::env::var("PIECES").ok().and_then(|n| n.parse().ok());
     let paths: Vec<String> = std::env::args().skip(1).collect();
     let groups = contenders();
     let all: Vec<&Contender> = groups.iter().flatten().collect();
@@ -81,24 +133,31 @@ fn main() {
             group[0].name, group[1].name, group[2].name, group[2].name
         );
     }
-    println!("GB/s, medians of {rounds} interleaved rounds\n\n{header}");
+    let what = match piece_len {
+        Some(n) => format!("{n}-byte pieces, one call each"),
+        None => String::from("whole files"),
+    };
+    println!("GB/s ({what}), medians of {rounds} interleaved rounds\n\n{header}");
     println!("|---|{}", "---:|".repeat(5 * groups.len()));
     let mut log_sums = vec![[0.0f64; 2]; groups.len()];
     for path in &paths {
         let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let pieces = pieces(&bytes, piece_len);
+        let piece_bytes: usize = pieces.iter().map(|r| r.len()).sum();
         let mut times = vec![Vec::with_capacity(rounds); all.len()];
         for round in 0..rounds {
             for turn in 0..all.len() {
                 let i = (turn + round) % all.len();
-                times[i].push(time(all[i].validate, &bytes));
+                scrub(&all);
+                times[i].push(time(all[i].validate, &bytes, &pieces));
             }
         }
-        let medians: Vec<f64> = times.into_iter().map(median).collect();
+        let medians: Vec<f64> = times.into_iter().map(measure::median).collect();
         let name = path.rsplit('/').next().unwrap_or(path);
         let mut row = format!("| {name} |");
         for (g, sums) in log_sums.iter_mut().enumerate() {
             let [base, new, peer] = [medians[3 * g], medians[3 * g + 1], medians[3 * g + 2]];
-            let gbs = |t: f64| bytes.len() as f64 / t / 1e9;
+            let gbs = |t: f64| piece_bytes as f64 / t / 1e9;
             row += &format!(
                 " {:.2} | {:.2} | {:.2} | {:.3}x | {:.3}x |",
                 gbs(base),
