@@ -8,6 +8,8 @@ use std::time::Instant;
 
 #[path = "../../../benches/common/measure.rs"]
 mod measure;
+#[path = "../../../benches/common/real.rs"]
+mod real;
 
 /// One implementation under test.
 struct Contender {
@@ -41,25 +43,13 @@ fn time(validate: fn(&[u8]) -> bool, bytes: &[u8], pieces: &[Range<usize>]) -> f
     start.elapsed().as_secs_f64()
 }
 
-/// The whole of `bytes`, or with `PIECES=n`, slices of exactly `n` bytes that start and
-/// end at character boundaries, one about every `n + 3` bytes (so that they start at every
-/// offset within a cache line), as `benches/real.rs` cuts its 64-byte slices.
+/// The whole of `bytes`, or with `PIECES=n`, the real-text benchmark's slices of exactly
+/// `n` bytes at character boundaries.
 fn pieces(bytes: &[u8], len: Option<usize>) -> Vec<Range<usize>> {
-    let Some(len) = len else {
-        return vec![0..bytes.len()];
-    };
-    let boundary = |i: usize| i == bytes.len() || (bytes[i] as i8) >= -0x40;
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    while start + len <= bytes.len() {
-        if boundary(start) && boundary(start + len) {
-            ranges.push(start..start + len);
-            start += len + 3;
-        } else {
-            start += 1;
-        }
+    match len {
+        Some(len) => real::slices_of(len)(bytes),
+        None => Vec::from([0..bytes.len()]),
     }
-    ranges
 }
 
 /// The contenders in groups of three: base, new, simdutf8's matching kernel (for the
