@@ -48,7 +48,7 @@ fn time(validate: fn(&[u8]) -> bool, bytes: &[u8], pieces: &[Range<usize>]) -> f
 fn pieces(bytes: &[u8], len: Option<usize>) -> Vec<Range<usize>> {
     match len {
         Some(len) => real::slices_of(len)(bytes),
-        None => Vec::from([0..bytes.len()]),
+        None => std::iter::once(0..bytes.len()).collect(),
     }
 }
 
