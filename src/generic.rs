@@ -468,9 +468,10 @@ const WIDE_FULL_RUN: u32 = 15;
 
 /// How many ASCII blocks a window may have, in quarters of its blocks, for the next one
 /// to be checked in [`Way::Full`]: a quarter with 32-byte registers, none with 16-byte
-/// ones. (Measured on the real-text corpus: with 16-byte registers, where an ASCII block
-/// skipped saves four registers' checks, a quarter made HTML and man pages up to 20%
-/// slower; with 32-byte ones, a half made HTML 10 to 15% slower.)
+/// ones. (Measured on the real-text corpus, without a scrub between passes: with 16-byte
+/// registers, where an ASCII block skipped saves four registers' checks, a quarter made
+/// HTML and man pages up to 20% slower; with 32-byte ones, a half made most HTML files 7
+/// to 12% slower. See `docs/design.md`.)
 #[inline(always)]
 fn full_ascii_quarters<V: Vector>() -> u32 {
     if V::BYTES >= 32 {
