@@ -86,7 +86,7 @@ fn contenders() -> Vec<[Contender; 3]> {
         ]);
     }
     #[cfg(target_arch = "x86_64")]
-    if utf8check::Kernel::Sse41.is_supported() && std::is_x86_feature_detected!("sse4.2") {
+    if utf8check::Kernel::Sse41.is_supported() && measure::has_sse42() {
         groups.push([
             Contender {
                 name: "sse4.1 base",
@@ -98,8 +98,7 @@ fn contenders() -> Vec<[Contender; 3]> {
             },
             Contender {
                 name: "simdutf8-sse42",
-                // SAFETY: SSE 4.2 was detected just above.
-                validate: |v| unsafe { simdutf8::basic::imp::x86::sse42::validate_utf8(v).is_ok() },
+                validate: measure::simdutf8_sse42,
             },
         ]);
     }
