@@ -16,8 +16,8 @@
 //!   input.
 //!
 //! # The main loop: windows of blocks, and the ASCII decision
-//! The main loop takes windows of 64-byte blocks (32 per window, then 4) and tests their
-//! error bits once per window. An all-ASCII block cannot contain an error, but it ends any
+//! The main loop takes windows of 32 64-byte blocks (2 KiB) and tests their error bits
+//! once per window. An all-ASCII block cannot contain an error, but it ends any
 //! sequence left open by the three bytes before it. Real text is mostly ASCII with
 //! non-ASCII words scattered through it, so the question is how to pay for the full check
 //! only where it is needed without paying more for deciding where. A branch per block
@@ -36,14 +36,19 @@
 //!   the predictor gets right ([`check_by_branches`]);
 //! * *sparse* text (one non-ASCII pair of blocks in the last window): the same mask by
 //!   pairs of blocks, whose first set bit is checked without a branch;
-//! * *ASCII* text (at the start, and after an all-ASCII window): ASCII blocks skipped two
+//! * *ASCII* text (at the start of text that starts with ASCII, and after an all-ASCII window): ASCII blocks skipped two
 //!   at a time, each pair that is not all ASCII checked whole ([`sparse_run`]), until
 //!   two such pairs come within a window of each other.
+//!
+//! The first window's way comes from the input's first register ([`Mode::first`]). The
+//! fewer than 32 blocks after the last window (all of an input under 2 KiB) are checked
+//! one way chosen once ([`check_rest`]): learning the text takes the windows a few
+//! windows, which these blocks do not have.
 //!
 //! `docs/design.md` has the measurements behind this.
 //!
 //! # The end of the input
-//! The bytes after the last whole window are checked a register at a time, the last
+//! The bytes after the last whole block are checked a register at a time, the last
 //! register ending exactly at the end of the input (overlapping the one before it:
 //! checking a byte twice is harmless, the check being local). One saturating subtraction
 //! of that register against [`Constants::max_at_end`] then finds a sequence left
@@ -57,10 +62,11 @@
 //!   that never touch a byte outside the slice ([`Vector::load_partial`]), zero-padded;
 //!   the padding doubles as the end check, as an unfinished sequence is followed by a
 //!   zero, which the pair check rejects;
-//! * under `BYTES + NARROW * BLOCK` bytes, too short for one window of the main loop
-//!   ([`validate_medium`]): one ASCII test of the whole input, then every register
-//!   checked without further branches and one error test;
-//! * longer: the first register, the main loop, the end.
+//! * under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes ([`validate_medium`]): one ASCII test of
+//!   the whole input, then every register checked without further branches and one error
+//!   test;
+//! * longer: the first register, the main loop's windows (from 2 KiB on), the blocks
+//!   after them and the end ([`check_rest`]).
 //!
 //! (`dispatch.rs` answers inputs of up to 16 ASCII bytes before calling a kernel at all.)
 //!
@@ -393,7 +399,7 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
     }
 }
 
-/// Inputs too short for the main loop, `BYTES + 3 .. BYTES + NARROW * BLOCK` bytes (JSON
+/// Short inputs, `BYTES + 3 .. BYTES + MEDIUM_BLOCKS * BLOCK` bytes (JSON
 /// fields, protocol tokens, short lines): one ASCII test, then every register checked
 /// without further branches and one error test. The first register takes "zeros before
 /// the input" from a register; the others read the bytes before them from memory, the
@@ -450,35 +456,41 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
     }
 }
 
-/// Blocks per window of the main loop: 32 (2 KiB) while they fit, then 4, then the
-/// tail. The error bits of a window are tested once, so an error is found at most one
-/// window late; the smaller windows keep inputs of a few KiB from leaving up to 2 KiB to
-/// the tail, which checks every register. (32 rather than 16: the choice of the next
-/// window's way costs a few instructions per window, which on dense text is the
-/// difference between 0.66 and 0.64 instructions per byte; the speed on real text is
-/// the same.)
-const WIDE: usize = 32;
-const NARROW: usize = 4;
+/// Blocks per window of the main loop (2 KiB). The error bits of a window are tested
+/// once, so an error is found at most one window late. (32 rather than 16: the choice of
+/// the next window's way costs a few instructions per window, which on dense text is the
+/// difference between 0.66 and 0.64 instructions per byte; the speed on real text is the
+/// same.) The fewer than `WINDOW` blocks after the last window are [`check_rest`]'s.
+const WINDOW: usize = 32;
+
+/// Inputs under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes are [`validate_medium`]'s.
+const MEDIUM_BLOCKS: usize = 4;
 
 /// Windows checked in [`Way::Full`] between two checked by mask (which measure whether
-/// the text is still dense), in wide windows: 15, one window in 16, so that the mask's
-/// cost is spread thin while a change of text is seen within 32 KiB. Narrow windows,
-/// where a 2 KiB input has at most eight, alternate the two ways.
-const WIDE_FULL_RUN: u32 = 15;
+/// the text is still dense): 15, one window in 16, so that the mask's cost is spread thin
+/// while a change of text is seen within 32 KiB.
+const FULL_RUN: u32 = 15;
+
+/// Is checking a block cheap, next to testing it for ASCII? With 32-byte registers a
+/// block is two registers' checks; with 16-byte ones it is four, for the same one-load
+/// ASCII test per register, so there skipping ASCII blocks pays off sooner. This decides
+/// when text counts as dense ([`full_ascii_quarters`]), how the first window of text that
+/// starts with a non-ASCII byte is checked ([`Mode::first`]), and how the bytes after the
+/// last window are ([`check_rest`]).
+#[inline(always)]
+fn cheap_checks<V: Vector>() -> bool {
+    V::BYTES >= 32
+}
 
 /// How many ASCII blocks a window may have, in quarters of its blocks, for the next one
-/// to be checked in [`Way::Full`]: a quarter with 32-byte registers, none with 16-byte
-/// ones. (Measured on the real-text corpus, without a scrub between passes: with 16-byte
-/// registers, where an ASCII block skipped saves four registers' checks, a quarter made
-/// HTML and man pages up to 20% slower; with 32-byte ones, a half made most HTML files 7
-/// to 12% slower. See `docs/design.md`.)
+/// to be checked in [`Way::Full`]: a quarter where checks are cheap (32-byte registers),
+/// none with 16-byte ones. (Measured on the real-text corpus, without a scrub between
+/// passes: with 16-byte registers, a quarter made HTML and man pages up to 20% slower;
+/// with 32-byte ones, a half made most HTML files 7 to 12% slower. See
+/// `docs/design.md`.)
 #[inline(always)]
 fn full_ascii_quarters<V: Vector>() -> u32 {
-    if V::BYTES >= 32 {
-        1
-    } else {
-        0
-    }
+    u32::from(cheap_checks::<V>())
 }
 
 /// A register of `0xFF` bytes if `cond`, else of zeros: selects a check without a branch.
@@ -517,10 +529,33 @@ unsafe fn check_unit<V: Vector, const G: usize>(k: &Constants<V>, ptr: *const u8
     }
 }
 
-/// Checks a window of `W` blocks at `pos` without a branch per block: a mask of its
-/// units (`G` blocks each: a block for mixed text, a pair for sparse text) that are not
-/// all ASCII, and a loop over the mask's set bits, whose exit is its one branch that
-/// depends on the data. Where ASCII and non-ASCII blocks alternate without a pattern
+/// The mask of the `units` units of `G` blocks at `pos` that are not all ASCII (bit `i`
+/// for unit `i`).
+///
+/// # Safety
+/// `pos + units * G * BLOCK <= bytes.len()` and `units <= 32`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn non_ascii_units<V: Vector, const G: usize>(
+    bytes: &[u8],
+    pos: usize,
+    units: usize,
+) -> BlockMask {
+    let unit = G * BLOCK;
+    let mut non_ascii: BlockMask = 0;
+    for i in 0..units {
+        // SAFETY: unit `i` lies within `pos .. pos + units * G * BLOCK`, within `bytes`
+        // (caller's guarantee); the CPU supports `V`.
+        let ascii = unsafe { is_ascii::<V>(bytes.as_ptr().add(pos + i * unit), unit) };
+        non_ascii |= BlockMask::from(!ascii) << i;
+    }
+    non_ascii
+}
+
+/// Checks the `units` units of `G` blocks at `pos` (a window: a block each for mixed
+/// text, a pair for sparse text; or the blocks after the last window) without a branch
+/// per unit, from `non_ascii`, the mask of those that are not all ASCII
+/// ([`non_ascii_units`]): a loop over the mask's set bits, whose exit is its one branch
+/// that depends on the data. Where ASCII and non-ASCII blocks alternate without a pattern
 /// (prose in Latin scripts, HTML, man pages, word lists), a branch per block is
 /// mispredicted at about every other switch, and each misprediction costs more than
 /// checking a block.
@@ -531,32 +566,29 @@ unsafe fn check_unit<V: Vector, const G: usize>(k: &Constants<V>, ptr: *const u8
 ///
 /// An ASCII unit ends any sequence the bytes before it started: where unit `i + 1` is
 /// ASCII and unit `i` is not, the end check of the register before it (the first such
-/// switch before a loop, like the checks, kept or not by [`keep_if`]); at the start of
-/// the window the check is kept by [`keep_if`] if unit 0 is ASCII. The unit after the
-/// window is the next window's (or the tail's) to judge.
+/// switch before a loop, like the checks, kept or not by [`keep_if`]); at the start the
+/// check is kept by [`keep_if`] if unit 0 is ASCII. The bytes after the last unit are the
+/// next window's (or the tail's) to judge.
 ///
-/// Returns the window's error bits and its mask (bit `i` for unit `i`).
+/// Returns the error bits.
 ///
 /// # Safety
-/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `W / G >= 2`; the CPU must support
-/// `V`.
+/// `BYTES <= pos` and `pos + units * G * BLOCK <= bytes.len()`; `2 <= units <= 32`; the
+/// CPU must support `V`.
 #[inline(always)]
-unsafe fn check_by_mask<V: Vector, const W: usize, const G: usize>(
+unsafe fn check_by_mask<V: Vector, const G: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
-) -> (V, BlockMask) {
-    let units = W / G;
+    units: usize,
+    non_ascii: BlockMask,
+) -> V {
     let unit = G * BLOCK;
-    // SAFETY: every unit read lies within `pos .. pos + W * BLOCK`, within `bytes`, and
-    // the three bytes and the register before each block and each end check lie at or
-    // after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
+    // SAFETY: every unit read lies within `pos .. pos + units * G * BLOCK`, within
+    // `bytes`, and the three bytes and the register before each block and each end check
+    // lie at or after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
     unsafe {
         let p = bytes.as_ptr().add(pos);
-        let mut non_ascii: BlockMask = 0;
-        for i in 0..units {
-            non_ascii |= BlockMask::from(!is_ascii::<V>(p.add(i * unit), unit)) << i;
-        }
         let mut errors = unfinished_before(k, bytes, pos).and(keep_if(non_ascii & 1 == 0));
         let first = (non_ascii.trailing_zeros() as usize).min(units - 1);
         errors = errors.or(check_unit::<V, G>(k, p.add(first * unit)));
@@ -576,7 +608,7 @@ unsafe fn check_by_mask<V: Vector, const W: usize, const G: usize>(
             switches &= switches - 1;
             errors = errors.or(unfinished_before(k, bytes, pos + (i + 1) * unit));
         }
-        (errors, non_ascii)
+        errors
     }
 }
 
@@ -666,14 +698,15 @@ impl<V: Vector> BlockStep<V> for Pattern<V> {
 /// the window's error bits and its mask.
 ///
 /// # Safety
-/// As [`check_by_mask`].
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
 #[inline(always)]
 unsafe fn check_by_branches<V: Vector, const W: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
 ) -> (V, BlockMask) {
-    // SAFETY: as in `check_by_mask` (caller's guarantee).
+    // SAFETY: each block and the register before it lie within the window and the
+    // register before it (caller's guarantee); the CPU supports `V`.
     unsafe {
         let mut steps = Pattern {
             errors: V::splat(0),
@@ -689,14 +722,15 @@ unsafe fn check_by_branches<V: Vector, const W: usize>(
 /// window's error bits.
 ///
 /// # Safety
-/// As [`check_by_mask`].
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
 #[inline(always)]
 unsafe fn check_every_block<V: Vector, const W: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
 ) -> V {
-    // SAFETY: as in `check_by_mask` (caller's guarantee).
+    // SAFETY: each block and the register before it lie within the window and the
+    // register before it (caller's guarantee); the CPU supports `V`.
     unsafe {
         let mut steps = Full {
             errors: V::splat(0),
@@ -764,7 +798,7 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 /// How the main loop checks its next window, chosen from the shape of the last ones.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
-    /// ASCII text (the start of the input, or after an all-ASCII window): [`sparse_run`],
+    /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII window): [`sparse_run`],
     /// pairs of ASCII blocks skipped in a loop, each other pair checked whole, until two
     /// such pairs come within a window of each other. The loop costs the least per ASCII
     /// block, but its exit at each non-ASCII pair is a mispredicted branch where they do
@@ -781,7 +815,7 @@ enum Way {
     /// block. Checking a block costs twice as many registers where they are half as
     /// wide, so 16-byte registers test sooner. As nothing is measured in this way, a
     /// window now and then is checked by mask to see whether the text is still dense
-    /// ([`WIDE_FULL_RUN`]).
+    /// ([`FULL_RUN`]).
     Full,
     /// [`check_by_branches`] for a repeated pattern ([`Pattern`]).
     Pattern,
@@ -797,21 +831,38 @@ struct Mode {
     way: Way,
     /// Windows left in [`Way::Full`] before one is checked by mask again.
     full_left: u32,
-    /// The windows in [`Way::Full`] between two by mask.
-    full_run: u32,
     /// Newest first.
     recent: [BlockMask; 4],
 }
 
 impl Mode {
+    /// The mode of the first window, from whether the first register of the input is
+    /// ASCII. Text that starts with ASCII starts in [`Way::Ascii`], which costs the least
+    /// where it stays ASCII (as in HTML, JSON, logs). Text that starts with a non-ASCII
+    /// byte is most often dense (text in a non-Latin script): with cheap checks the first
+    /// window is checked in [`Way::Full`], otherwise by mask (which measures it). Starting
+    /// every input in [`Way::Ascii`] took up to four windows to reach [`Way::Full`] on dense
+    /// text: 4 KiB pieces of Cyrillic and CJK text were then 1.2 to 1.3 times slower.
     #[inline(always)]
-    fn new(full_run: u32) -> Mode {
+    fn first<V: Vector>(first_ascii: bool) -> Mode {
+        let way = if first_ascii {
+            Way::Ascii
+        } else if cheap_checks::<V>() {
+            Way::Full
+        } else {
+            Way::Mask
+        };
         Mode {
-            way: Way::Ascii,
+            way,
             full_left: 0,
-            full_run,
             recent: [0; 4],
         }
+    }
+
+    /// Did the windows so far find sparse text (a few non-ASCII blocks per window)?
+    #[inline(always)]
+    fn sparse(&self) -> bool {
+        matches!(self.way, Way::Ascii | Way::Sparse | Way::Pattern)
     }
 
     /// Chooses the way of the next window from the mask of the last one, by blocks, where
@@ -824,7 +875,7 @@ impl Mode {
         let blocks = full.count_ones();
         if (blocks - mask.count_ones()) * 4 <= blocks * ascii_quarters {
             self.way = Way::Full;
-            self.full_left = self.full_run;
+            self.full_left = FULL_RUN;
             return;
         }
         if mask.count_ones() <= 1 {
@@ -850,7 +901,7 @@ impl Mode {
         };
     }
 
-    /// After a window in [`Way::Full`]: after `full_run` of them, one by mask.
+    /// After a window in [`Way::Full`]: after [`FULL_RUN`] of them, one by mask.
     #[inline(always)]
     fn after_full(&mut self) {
         if self.full_left == 0 {
@@ -887,9 +938,9 @@ unsafe fn windows<V: Vector, const W: usize>(
                     continue;
                 }
                 Way::Sparse => {
-                    let (errors, mask) = check_by_mask::<V, W, 2>(k, bytes, pos);
+                    let mask = non_ascii_units::<V, 2>(bytes, pos, W / 2);
                     mode.after_pairs(mask);
-                    errors
+                    check_by_mask::<V, 2>(k, bytes, pos, W / 2, mask)
                 }
                 Way::Pattern => {
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
@@ -901,9 +952,9 @@ unsafe fn windows<V: Vector, const W: usize>(
                     check_every_block::<V, W>(k, bytes, pos)
                 }
                 Way::Mask => {
-                    let (errors, mask) = check_by_mask::<V, W, 1>(k, bytes, pos);
+                    let mask = non_ascii_units::<V, 1>(bytes, pos, W);
                     mode.after_blocks(mask, full_mask(W), full_ascii_quarters::<V>());
-                    errors
+                    check_by_mask::<V, 1>(k, bytes, pos, W, mask)
                 }
             }
         };
@@ -950,6 +1001,114 @@ unsafe fn first_bad_block<V: Vector, const W: usize>(
     pos
 }
 
+/// Checks the bytes after the last window, `bytes[pos..]`: fewer than `WINDOW` blocks and
+/// a tail (the whole input after its first register, for inputs under a window). Where
+/// checks are cheap and the windows before (if any) did not find sparse text, the ASCII
+/// blocks are skipped up to the first that is not, and everything from there is checked
+/// ([`check_after_ascii`]); otherwise by mask ([`check_rest_by_mask`]).
+///
+/// The windows' ways learn the text over a few windows, at a mispredicted branch or two
+/// per change of way; for these few blocks a way chosen once is faster. With narrow
+/// windows of 4 blocks instead (the loop until this change), inputs of 300 B to 8 KiB of
+/// real text were 1.05 to 1.35 times slower (`docs/design.md`).
+///
+/// Returns `Err(checkpoint)` as [`validate`] does.
+///
+/// # Safety
+/// `BYTES <= pos <= bytes.len()` and `bytes.len() >= BYTES + 3`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn check_rest<V: Vector>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+    sparse: bool,
+) -> Result<(), usize> {
+    // SAFETY: the caller's guarantee is both functions'.
+    unsafe {
+        if cheap_checks::<V>() && !sparse {
+            check_after_ascii(k, bytes, pos)
+        } else {
+            check_rest_by_mask(k, bytes, pos)
+        }
+    }
+}
+
+/// Checks `bytes[pos..]` by skipping its ASCII blocks up to the first that is not, then
+/// checking every register from there to the end ([`tail_errors`]): no branch that depends
+/// on the data after the skip loop's exit. Where the first non-ASCII block comes early,
+/// this checks ASCII blocks too, which costs less with 32-byte registers than the
+/// mispredicted exits of a mask's loops on a few blocks.
+///
+/// # Safety
+/// As [`check_rest`].
+#[inline(always)]
+unsafe fn check_after_ascii<V: Vector>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> Result<(), usize> {
+    let len = bytes.len();
+    let mut start = pos;
+    // SAFETY: each block tested ends by `len`; the end checks and `tail_errors` read at or
+    // after `pos - BYTES >= 0` and within `bytes`, whose length is at least `BYTES + 3`
+    // (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        while start + BLOCK <= len && is_ascii::<V>(bytes.as_ptr().add(start), BLOCK) {
+            start += BLOCK;
+        }
+        // Skipped ASCII blocks end any sequence started before them.
+        if start > pos && ends_incomplete(k, bytes, pos) {
+            return Err(pos);
+        }
+        let errors = if start + BLOCK > len {
+            tail_has_errors(k, bytes, start)
+        } else {
+            !tail_errors(k, bytes, start).is_zero()
+        };
+        match errors {
+            true => Err(start),
+            false => Ok(()),
+        }
+    }
+}
+
+/// Checks `bytes[pos..]` by the mask of its whole blocks ([`check_by_mask`]), or every
+/// register if they are dense ([`full_ascii_quarters`]), then the tail after them
+/// ([`tail_has_errors`]).
+///
+/// # Safety
+/// As [`check_rest`].
+#[inline(always)]
+unsafe fn check_rest_by_mask<V: Vector>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> Result<(), usize> {
+    let blocks = (bytes.len() - pos) / BLOCK;
+    let end = pos + blocks * BLOCK;
+    // SAFETY: the blocks lie within `bytes` (`end <= len`), fewer than `WINDOW` of them;
+    // the checks and end checks read at or after `pos - BYTES >= 0`, and `bytes.len() >=
+    // BYTES + 3` (caller's guarantee); the CPU supports `V`.
+    let errors = unsafe {
+        if blocks < 2 {
+            tail_has_errors(k, bytes, pos)
+        } else {
+            let non_ascii = non_ascii_units::<V, 1>(bytes, pos, blocks);
+            let ascii_blocks = blocks as u32 - non_ascii.count_ones();
+            if ascii_blocks * 4 <= blocks as u32 * full_ascii_quarters::<V>() {
+                !tail_errors(k, bytes, pos).is_zero()
+            } else {
+                !check_by_mask::<V, 1>(k, bytes, pos, blocks, non_ascii).is_zero()
+                    || tail_has_errors(k, bytes, end)
+            }
+        }
+    };
+    match errors {
+        true => Err(pos),
+        false => Ok(()),
+    }
+}
+
 /// Validates `bytes`: `Ok(())` if it is UTF-8, else `Err(checkpoint)` with no rule broken
 /// before `checkpoint` (see the module documentation).
 ///
@@ -970,24 +1129,22 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if len <= BLOCK {
             return validate_medium::<V>(bytes);
         }
-        if len < V::BYTES + NARROW * BLOCK {
+        if len < V::BYTES + MEDIUM_BLOCKS * BLOCK {
             return validate_medium::<V>(bytes);
         }
         let k = Constants::<V>::new();
         // The first register, `len >= BYTES`: no bytes stand before it.
         let first = V::load(ptr);
-        if !first.is_ascii() && !check_in_registers(&k, first, V::splat(0)).is_zero() {
+        let first_ascii = first.is_ascii();
+        if !first_ascii && !check_in_registers(&k, first, V::splat(0)).is_zero() {
             return Err(0);
         }
         // `pos >= BYTES >= 3` from here on, so the three bytes (and the register) before
         // each block are in bounds.
-        let pos = windows::<V, WIDE>(&k, bytes, V::BYTES, &mut Mode::new(WIDE_FULL_RUN))?;
-        let pos = windows::<V, NARROW>(&k, bytes, pos, &mut Mode::new(0))?;
-        // Fewer than `NARROW * BLOCK` bytes are left; `len >= BYTES + 3`.
-        match tail_has_errors(&k, bytes, pos) {
-            true => Err(pos),
-            false => Ok(()),
-        }
+        let mut mode = Mode::first::<V>(first_ascii);
+        let pos = windows::<V, WINDOW>(&k, bytes, V::BYTES, &mut mode)?;
+        // (An input under a window has no windows to say whether its text is sparse.)
+        check_rest(&k, bytes, pos, pos > V::BYTES && mode.sparse())
     }
 }
 
