@@ -36,9 +36,9 @@
 //!   the predictor gets right ([`check_by_branches`]);
 //! * *sparse* text (one non-ASCII pair of blocks in the last window): the same mask by
 //!   pairs of blocks, whose first set bit is checked without a branch;
-//! * *ASCII* text (at the start of text that starts with ASCII, and after an all-ASCII window): ASCII blocks skipped two
-//!   at a time, each pair that is not all ASCII checked whole ([`sparse_run`]), until
-//!   two such pairs come within a window of each other.
+//! * *ASCII* text (at the start of text that starts with ASCII, and after an all-ASCII
+//!   window): ASCII blocks skipped two at a time, each pair that is not all ASCII checked
+//!   whole ([`sparse_run`]), until two such pairs come within a window of each other.
 //!
 //! The first window's way comes from the input's first register ([`Mode::first`]). The
 //! fewer than 32 blocks after the last window (all of an input under 2 KiB) are checked
@@ -798,9 +798,9 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 /// How the main loop checks its next window, chosen from the shape of the last ones.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
-    /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII window): [`sparse_run`],
-    /// pairs of ASCII blocks skipped in a loop, each other pair checked whole, until two
-    /// such pairs come within a window of each other. The loop costs the least per ASCII
+    /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII
+    /// window): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other pair
+    /// checked whole, until two such pairs come within a window of each other. The loop costs the least per ASCII
     /// block, but its exit at each non-ASCII pair is a mispredicted branch where they do
     /// not come at a regular spacing.
     Ascii,
