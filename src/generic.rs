@@ -800,9 +800,9 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 enum Way {
     /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII
     /// window): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other pair
-    /// checked whole, until two such pairs come within a window of each other. The loop costs the least per ASCII
-    /// block, but its exit at each non-ASCII pair is a mispredicted branch where they do
-    /// not come at a regular spacing.
+    /// checked whole, until two such pairs come within a window of each other. The loop
+    /// costs the least per ASCII block, but its exit at each non-ASCII pair is a
+    /// mispredicted branch where they do not come at a regular spacing.
     Ascii,
     /// Sparse text (after [`Way::Ascii`], or a window with one non-ASCII pair or block):
     /// [`check_by_mask`] by pairs of blocks, where a window with one non-ASCII pair takes
