@@ -146,18 +146,23 @@ fn every_offset(lengths: &[usize], n: usize) -> Vec<Placement> {
     in_filler(&offsets)
 }
 
-/// A long input: past the first register and several 64-byte blocks of the main loop
-/// (groups of four blocks, after a register of up to 32 bytes), with a tail of
-/// `len % 16 != 0` bytes.
+/// A long input: past the first register and several 64-byte blocks (after a register of
+/// up to 32 bytes; under one window of the main loop, so checked as the blocks after the
+/// last window are), with a tail of `len % 16 != 0` bytes.
 const LONG: usize = 5 * 64 + 8;
 
-/// Inputs of a few blocks that are too short for the main loop (which needs a register and
-/// four blocks): checked without it.
+/// Inputs of a few blocks, checked in one piece (`validate_medium`: under a register and
+/// four blocks).
 const MEDIUM: usize = 3 * 64 + 9;
 
-/// The shortest inputs that reach the main loop with SSE4.1/NEON (16 + 256 bytes) and with
-/// AVX2 (32 + 256), and the longest that do not.
+/// The shortest inputs checked block by block with SSE4.1/NEON (16 + 256 bytes) and with
+/// AVX2 (32 + 256), and the longest that are not.
 const MAIN_LOOP_EDGES: [usize; 4] = [271, 272, 287, 288];
+
+/// The longest inputs without a window of the main loop (a register and 2 KiB) with
+/// 16- and 32-byte registers and the shortest with one; and after the window, one block
+/// and a tail (with 16-byte registers, two blocks), and two blocks.
+const WINDOW_EDGES: [usize; 6] = [2063, 2064, 2079, 2080, 2207, 2208];
 
 /// Short inputs and those around one register (16 or 32 bytes) plus the three bytes
 /// before it, one block (64), a few blocks, and the long input.
@@ -166,10 +171,15 @@ const LENGTHS: [usize; 11] = [2, 17, 18, 19, 33, 34, 35, 40, 64, MEDIUM, LONG];
 #[test]
 fn every_byte_at_every_offset() {
     // Every length up to a block and a half, a few blocks (whole and not), the edges of
-    // the main loop, and the long input; every offset.
+    // the main loop and of its first window, and the long input; every offset.
     let mut lengths: Vec<usize> = (1..=100).collect();
     lengths.extend([128, MEDIUM, 256, LONG]);
     lengths.extend(MAIN_LOOP_EDGES);
+    // (Under emulation, `UTF8CHECK_SMALL_TESTS`, not the inputs of 2 KiB: the byte-class
+    // triples below still place bytes at those boundaries.)
+    if !small_tests() {
+        lengths.extend(WINDOW_EDGES);
+    }
     check_every_sequence::<1>(&every_offset(&lengths, 1), true);
 }
 
@@ -335,10 +345,11 @@ fn every_truncation_of_multilingual_text() {
 /// How the main loop checks a window, chosen from the windows before it
 /// (`src/generic.rs`): the test sets up the windows before the one under test to force
 /// each way.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 enum Way {
-    /// From the start of the input: pairs of ASCII blocks skipped in a loop, each pair
-    /// that is not all ASCII checked whole, until two such pairs come within a window.
+    /// From the start of an input that starts with ASCII: pairs of ASCII blocks skipped in
+    /// a loop, each pair that is not all ASCII checked whole, until two such pairs come
+    /// within a window.
     Ascii,
     /// After that: the mask of the non-ASCII pairs of blocks, a loop over it.
     Sparse,
@@ -351,19 +362,23 @@ enum Way {
     Mask,
 }
 
+/// Blocks per window of the main loop (`WINDOW` in src/generic.rs).
+const WINDOW_BLOCKS: usize = 32;
+
 impl Way {
     const ALL: [Way; 5] = [Way::Ascii, Way::Sparse, Way::Full, Way::Pattern, Way::Mask];
 
-    /// The windows before the one under test, as the blocks of each that hold an `é`. An
-    /// all-ASCII window leaves the skipping loop running. Otherwise the first makes the
-    /// skipping loop stop exactly at its end (two non-ASCII pairs close together, the
-    /// second one ending the window), so that the next window is checked by pairs; a full
-    /// window after that makes the next one checked by its mask, and another full one
-    /// after that makes the next one dense. A window by mask with blocks 0 and 2 leaves
-    /// the next one by mask, and the same mask again makes it a pattern.
-    fn set_up(self, window_blocks: usize) -> Vec<Vec<usize>> {
-        let stop = vec![window_blocks - 4, window_blocks - 2];
-        let full: Vec<usize> = (0..window_blocks).collect();
+    /// The windows before the one under test, as the blocks of each that hold an `é` (the
+    /// input starts with ASCII). An all-ASCII window leaves the skipping loop running.
+    /// Otherwise the first makes the skipping loop stop exactly at its end (two non-ASCII
+    /// pairs close together, the second one ending the window), so that the next window
+    /// is checked by pairs; a full window after that makes the next one checked by its
+    /// mask, and another full one after that makes the next one dense. A window by mask
+    /// with blocks 0 and 2 leaves the next one by mask, and the same mask again makes it a
+    /// pattern.
+    fn set_up(self) -> Vec<Vec<usize>> {
+        let stop = vec![WINDOW_BLOCKS - 4, WINDOW_BLOCKS - 2];
+        let full: Vec<usize> = (0..WINDOW_BLOCKS).collect();
         match self {
             Way::Ascii => vec![vec![]],
             Way::Sparse => vec![stop],
@@ -374,69 +389,149 @@ impl Way {
     }
 }
 
+/// What the blocks under test are (`src/generic.rs`).
+#[derive(Copy, Clone, Debug)]
+enum Region {
+    /// A window of the main loop, checked this way; the blocks after the last window (4
+    /// blocks and 40 bytes) follow it.
+    Window(Way),
+    /// The first window of an input whose first register holds an `é`: checked as dense
+    /// text with 32-byte registers, by mask with 16-byte ones.
+    FirstWindow,
+    /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after
+    /// windows set up as for this way (`None`: no window, an input under one window plus a
+    /// register). Whether those windows found sparse text (`Ascii`, `Sparse`, `Pattern`) or
+    /// not decides how these blocks are checked with 32-byte registers (by mask, or every
+    /// register from the first non-ASCII block on); with 16-byte ones always by mask.
+    Rest(Option<Way>),
+}
+
+impl Region {
+    /// Every region: each way of a window, and the blocks after windows of each kind.
+    fn all() -> Vec<Region> {
+        let mut all: Vec<Region> = Way::ALL.into_iter().map(Region::Window).collect();
+        all.extend([Region::FirstWindow, Region::Rest(None)]);
+        all.extend(Way::ALL.into_iter().map(|way| Region::Rest(Some(way))));
+        all
+    }
+
+    /// Blocks under test, the windows before them (blocks holding an `é` in each), and the
+    /// blocks after them, not under test.
+    fn layout(self) -> (usize, Vec<Vec<usize>>, usize) {
+        match self {
+            Region::Window(way) => (WINDOW_BLOCKS, way.set_up(), 4),
+            Region::FirstWindow => (WINDOW_BLOCKS, Vec::new(), 4),
+            Region::Rest(way) => (8, way.map_or(Vec::new(), Way::set_up), 0),
+        }
+    }
+}
+
 /// A non-ASCII character for the background, put in the middle of a block (away from the
 /// block boundaries where the sequences under test go).
 const E_ACUTE: &[u8] = "é".as_bytes();
 
+/// The blocks on either side of a boundary, and the other blocks of the region.
+#[derive(Copy, Clone)]
+struct Neighbours {
+    /// The block before the boundary holds an `é`.
+    before: bool,
+    /// The block after it does.
+    after: bool,
+    /// Block 0 of the region holds an `é` (away from boundaries 0 to 2): the switch at the
+    /// boundary is then not the region's first (a mask's first switch is checked apart
+    /// from the others), and the blocks after the last window are not skipped up to it.
+    decoy: bool,
+    /// Every other block of the region and after it holds an `é`: dense text.
+    dense: bool,
+}
+
+impl Neighbours {
+    fn all() -> Vec<Neighbours> {
+        let mut all = Vec::new();
+        for dense in [false, true] {
+            for (before, after) in [(false, false), (false, true), (true, false), (true, true)] {
+                all.push(Neighbours {
+                    before,
+                    after,
+                    decoy: false,
+                    dense,
+                });
+            }
+        }
+        all.push(Neighbours {
+            before: false,
+            after: false,
+            decoy: true,
+            dense: false,
+        });
+        all
+    }
+
+    /// Only ASCII around the boundary (with and without the decoy).
+    fn is_ascii(&self) -> bool {
+        !self.before && !self.after && !self.dense
+    }
+}
+
 /// Backgrounds and offsets that place a sequence of `n` bytes at, and across, the block
-/// boundaries of the window under test: the second window of `window_blocks` blocks (32:
-/// the main loop's wide windows, followed by a narrow one; 4: its narrow windows, in an
-/// input too short for a wide one), after the first register of 16 or 32 bytes (so that
-/// the boundaries are block boundaries for every kernel). The window before it is set up
-/// to make the loop check it each [`Way`]; the blocks on either side of each boundary are
-/// ASCII apart from the sequence, or hold an `é` (a switch between ASCII and non-ASCII
-/// blocks at every block position). `keep(way, boundary, before, after)` picks the
-/// placements: `boundary` is the index within the window (0 is its start,
-/// `window_blocks` its end), `before` and `after` say whether the blocks on either side
-/// hold an `é` (and where both are ASCII, a third placement has a decoy `é` earlier in
-/// the window).
-fn window_placements(
-    window_blocks: usize,
-    n: usize,
-    keep: impl Fn(Way, usize, bool, bool) -> bool,
-) -> Vec<Placement> {
-    let window = window_blocks * 64;
+/// boundaries of each [`Region`], after the first register of 16 or 32 bytes (so that the
+/// boundaries are block boundaries for every kernel): the windows before it are set up to
+/// make the loop check it each way; the blocks on either side of each boundary are ASCII
+/// apart from the sequence, or hold an `é` (a switch between ASCII and non-ASCII blocks at
+/// every block position), and so may the other blocks ([`Neighbours`]). `keep(region,
+/// boundary, neighbours)` picks the placements: `boundary` is the index within the region
+/// (0 is its start).
+fn block_placements(n: usize, keep: impl Fn(Region, usize, Neighbours) -> bool) -> Vec<Placement> {
     let mut placements = Vec::new();
     for first in [16, 32] {
-        for way in Way::ALL {
-            // The set-up windows, the window under test, a narrow window after it, a tail.
-            let set_up = way.set_up(window_blocks);
-            let set_up_windows = set_up.len();
-            let len = first + (set_up_windows + 1) * window + 4 * 64 + 40;
+        for region in Region::all() {
+            let (blocks, set_up, after) = region.layout();
+            let start = first + set_up.len() * WINDOW_BLOCKS * 64;
+            let len = start + (blocks + after) * 64 + 40;
             let mut background = filler(len);
+            let put_e_acute = |input: &mut Vec<u8>, at: usize| {
+                input[at..at + 2].copy_from_slice(E_ACUTE);
+            };
+            if matches!(region, Region::FirstWindow) {
+                put_e_acute(&mut background, 4);
+            }
             for (w, blocks) in set_up.iter().enumerate() {
                 for block in blocks {
-                    let at = first + w * window + block * 64 + 30;
-                    background[at..at + 2].copy_from_slice(E_ACUTE);
+                    put_e_acute(
+                        &mut background,
+                        first + (w * WINDOW_BLOCKS + block) * 64 + 30,
+                    );
                 }
             }
-            for index in 0..=window_blocks {
-                let boundary = first + set_up_windows * window + index * 64;
-                // Also, away from the window's start, a decoy: an `é` in block 0 followed by
-                // an ASCII block, so that the switch at the boundary is not the window's
-                // first (a mask's first switch is checked apart from the others).
-                let neighbours = [
-                    (false, false, false),
-                    (false, true, false),
-                    (true, false, false),
-                    (true, true, false),
-                    (false, false, true),
-                ];
-                for (before, after, decoy) in neighbours {
-                    if !keep(way, index, before, after) || (decoy && index < 3) {
+            for index in 0..=blocks {
+                let boundary = start + index * 64;
+                for neighbours in Neighbours::all() {
+                    // (At the start of the input, the block before is the first register.)
+                    let no_block_before = boundary < 64;
+                    if !keep(region, index, neighbours)
+                        || (neighbours.decoy && index < 3)
+                        || (neighbours.before && no_block_before)
+                    {
                         continue;
                     }
                     let mut input = background.clone();
-                    if decoy {
-                        let at = first + set_up_windows * window + 30;
-                        input[at..at + 2].copy_from_slice(E_ACUTE);
+                    if neighbours.dense {
+                        for block in 0..blocks + after {
+                            put_e_acute(&mut input, start + block * 64 + 30);
+                        }
                     }
-                    if before {
-                        input[boundary - 34..boundary - 32].copy_from_slice(E_ACUTE);
+                    if neighbours.decoy {
+                        put_e_acute(&mut input, start + 30);
                     }
-                    if after {
-                        input[boundary + 30..boundary + 32].copy_from_slice(E_ACUTE);
+                    // (Written over the dense `é`s, so that an ASCII neighbour is one.)
+                    let neighbour = |input: &mut Vec<u8>, at: usize, e_acute: bool| {
+                        let bytes = if e_acute { E_ACUTE } else { b"ab" };
+                        input[at..at + 2].copy_from_slice(bytes);
+                    };
+                    if !no_block_before {
+                        neighbour(&mut input, boundary - 34, neighbours.before);
                     }
+                    neighbour(&mut input, boundary + 30, neighbours.after);
                     // Ending at the boundary, across it in every split, starting at it.
                     for offset in boundary - n..=boundary {
                         placements.push((offset, input.clone()));
@@ -448,53 +543,82 @@ fn window_placements(
     placements
 }
 
-#[test]
-fn every_pair_across_window_blocks() {
-    // Under emulation (`UTF8CHECK_SMALL_TESTS`), only the placements among ASCII blocks
-    // (and the decoy): every neighbour is still tried by the byte-class triples below.
-    let small = small_tests();
-    let placements = window_placements(4, 2, |_, _, before, after| !small || (!before && !after));
-    check_every_sequence::<2>(&placements, true);
-}
-
 /// Whether to run the smaller versions of the costliest tests: `UTF8CHECK_SMALL_TESTS`,
-/// set by CI's aarch64 step, where every input runs under qemu.
+/// set by CI's aarch64 and AddressSanitizer steps, where every input runs under qemu or
+/// with every access checked.
 fn small_tests() -> bool {
     std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0")
 }
 
 #[test]
-fn class_triples_across_window_blocks() {
-    let mut placements = window_placements(4, 3, |_, _, _, _| true);
-    // The wide windows (`WIDE` in src/generic.rs): their first and last boundaries and
-    // two in the middle.
-    // (Under emulation, only among ASCII blocks: the wide windows' inputs are up to 10 KiB.)
+fn every_pair_across_blocks() {
+    // Every neighbour at the blocks after no window, or after an ASCII window (checked by
+    // mask; with 32-byte registers, from the first non-ASCII block on without one), and
+    // at the first and last boundaries of each window with ASCII around (an input with
+    // windows is 2 to 10 KiB). Under emulation (`UTF8CHECK_SMALL_TESTS`), only among ASCII
+    // blocks after no window: every neighbour is still tried by the byte-class triples
+    // below.
     let small = small_tests();
-    placements.extend(window_placements(32, 3, |_, boundary, before, after| {
-        matches!(boundary, 0 | 1 | 16 | 17 | 31 | 32) && (!small || (!before && !after))
-    }));
+    let placements = block_placements(2, |region, boundary, neighbours| match region {
+        Region::Rest(None) => !small || neighbours.is_ascii(),
+        Region::Rest(Some(way)) => !small && way == Way::Ascii,
+        Region::Window(_) | Region::FirstWindow => {
+            !small && neighbours.is_ascii() && matches!(boundary, 0 | 1 | 31 | 32)
+        }
+    });
+    check_every_sequence::<2>(&placements, true);
+}
+
+#[test]
+fn class_triples_across_blocks() {
+    // Every region and every neighbour at the blocks after the last window; in windows,
+    // their first and last boundaries and two in the middle. Under emulation, every
+    // neighbour only after no window, and in windows only the first and last boundaries
+    // (the inputs with windows are 2 to 10 KiB).
+    let small = small_tests();
+    let placements = block_placements(3, |region, boundary, neighbours| {
+        if small && !matches!(region, Region::Rest(None)) && !neighbours.is_ascii() {
+            return false;
+        }
+        match region {
+            Region::Rest(_) => true,
+            Region::Window(_) | Region::FirstWindow if small => {
+                matches!(boundary, 0 | 1 | 31 | 32)
+            }
+            Region::Window(_) | Region::FirstWindow => {
+                matches!(boundary, 0 | 1 | 2 | 3 | 4 | 16 | 17 | 31 | 32)
+            }
+        }
+    });
     check_class_sequences::<3>(&placements);
 }
 
 #[test]
-fn every_triple_across_a_window_block() {
-    // A boundary inside a window checked by its mask, with ASCII blocks around, both
-    // splits (the first register of 16 or 32 bytes makes it a block boundary for every
-    // kernel).
-    let placements: Vec<Placement> = window_placements(4, 3, |way, boundary, before, after| {
-        matches!(way, Way::Mask) && boundary == 1 && !before && !after
+fn every_triple_across_a_block() {
+    // A block boundary in the blocks after the last window, with ASCII around: after no
+    // window (with 32-byte registers, checked from the first non-ASCII block on) and after
+    // an ASCII window (by mask); both splits.
+    let placements: Vec<Placement> = block_placements(3, |region, boundary, neighbours| {
+        matches!(region, Region::Rest(None | Some(Way::Ascii)))
+            && boundary == 1
+            && neighbours.is_ascii()
+            && !neighbours.decoy
     })
     .into_iter()
     .filter(|(offset, input)| {
-        let boundary = input.len() - 40 - 4 * 64 - 256 + 64;
+        let boundary = input.len() - 40 - 7 * 64;
         *offset == boundary - 1 || *offset == boundary - 2
     })
     .collect();
-    assert_eq!(placements.len(), 4);
+    assert_eq!(placements.len(), 8);
     // Under emulation (`UTF8CHECK_SMALL_TESTS`, set by CI's aarch64 step) one placement
-    // per split: 16.7 million inputs of 850 bytes each take minutes under qemu.
+    // per split after no window: 16.7 million inputs each take minutes under qemu.
     let placements = if small_tests() {
-        vec![placements[0].clone(), placements[3].clone()]
+        let after_no_window: Vec<Placement> = placements
+            .into_iter()
+            .filter(|(_, input)| input.len() < 1024)
+            .collect();
+        vec![after_no_window[0].clone(), after_no_window[3].clone()]
     } else {
         placements
     };
