@@ -31,7 +31,10 @@ fi
 base="$here/base"
 rm -rf "$base"
 mkdir -p "$base"
-git -C "$root" archive "$rev" | tar -x -C "$base"
+# `-m`: the files get the time of extraction, not of the commit. With the commit's time, an
+# older commit than the last one compared looked older than its build, and cargo reused
+# the last commit's build.
+git -C "$root" archive "$rev" | tar -x -m -C "$base"
 # The copy becomes the package `utf8check_base`, outside any workspace.
 python3 - "$base/Cargo.toml" <<'PY'
 import re, sys
