@@ -399,10 +399,13 @@ enum Region {
     /// text with 32-byte registers, by mask with 16-byte ones.
     FirstWindow,
     /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after
-    /// windows set up as for this way (`None`: no window, an input under one window plus a
-    /// register). Whether those windows found sparse text (`Ascii`, `Sparse`, `Pattern`) or
-    /// not decides how these blocks are checked with 32-byte registers (by mask, or every
-    /// register from the first non-ASCII block on); with 16-byte ones always by mask.
+    /// windows set up as for this way. Whether those windows found sparse text (`Ascii`,
+    /// `Sparse`, `Pattern`) or not decides how these blocks are checked with 32-byte
+    /// registers (by mask, or skipped up to the first non-ASCII pair of blocks and
+    /// checked from there); with 16-byte ones always by mask. `None`: no window, an input
+    /// under one window plus a register (with 32-byte registers, ASCII blocks skipped up
+    /// to the first that is not and every register checked from there; with 16-byte ones,
+    /// by mask).
     Rest(Option<Way>),
 }
 
@@ -552,16 +555,18 @@ fn small_tests() -> bool {
 
 #[test]
 fn every_pair_across_blocks() {
-    // Every neighbour at the blocks after no window, or after an ASCII window (checked by
-    // mask; with 32-byte registers, from the first non-ASCII block on without one), and
-    // at the first and last boundaries of each window with ASCII around (an input with
-    // windows is 2 to 10 KiB). Under emulation (`UTF8CHECK_SMALL_TESTS`), only among ASCII
-    // blocks after no window: every neighbour is still tried by the byte-class triples
-    // below.
+    // Every neighbour in an input under one window, and after an ASCII window (by mask);
+    // after a window by mask (with 32-byte registers, skipped up to the first non-ASCII
+    // pair of blocks and checked from there) and at the first and last boundaries of each
+    // window, with ASCII around (an input with windows is 2 to 10 KiB). Under emulation
+    // (`UTF8CHECK_SMALL_TESTS`), only among ASCII blocks in an input under one window:
+    // every neighbour is still tried by the byte-class triples below.
     let small = small_tests();
     let placements = block_placements(2, |region, boundary, neighbours| match region {
         Region::Rest(None) => !small || neighbours.is_ascii(),
-        Region::Rest(Some(way)) => !small && way == Way::Ascii,
+        Region::Rest(Some(Way::Ascii)) => !small,
+        Region::Rest(Some(Way::Mask)) => !small && neighbours.is_ascii(),
+        Region::Rest(Some(_)) => false,
         Region::Window(_) | Region::FirstWindow => {
             !small && neighbours.is_ascii() && matches!(boundary, 0 | 1 | 31 | 32)
         }
@@ -595,9 +600,9 @@ fn class_triples_across_blocks() {
 
 #[test]
 fn every_triple_across_a_block() {
-    // A block boundary in the blocks after the last window, with ASCII around: after no
-    // window (with 32-byte registers, checked from the first non-ASCII block on) and after
-    // an ASCII window (by mask); both splits.
+    // A block boundary in the blocks after the last window, with ASCII around: in an input
+    // under one window (with 32-byte registers, checked from the first non-ASCII block
+    // on) and after an ASCII window (by mask); both splits.
     let placements: Vec<Placement> = block_placements(3, |region, boundary, neighbours| {
         matches!(region, Region::Rest(None | Some(Way::Ascii)))
             && boundary == 1
