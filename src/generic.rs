@@ -62,9 +62,10 @@
 //!   that never touch a byte outside the slice ([`Vector::load_partial`]), zero-padded;
 //!   the padding doubles as the end check, as an unfinished sequence is followed by a
 //!   zero, which the pair check rejects;
-//! * under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes ([`validate_medium`]): one ASCII test of
-//!   the whole input, then every register checked without further branches and one error
-//!   test;
+//! * under one window plus a register with 32-byte registers, under four blocks plus a
+//!   register with 16-byte ones ([`validate_medium`], [`medium_blocks`]): ASCII blocks
+//!   skipped up to the first that is not, then every register from there checked without
+//!   further branches and one error test;
 //! * longer: the first register, the main loop's windows (from 2 KiB on), the blocks
 //!   after them and the end ([`check_rest`]).
 //!
@@ -492,7 +493,8 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
 /// same.) The fewer than `WINDOW` blocks after the last window are [`check_rest`]'s.
 const WINDOW: usize = 32;
 
-/// Inputs under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes are [`validate_medium`]'s.
+/// With 16-byte registers, inputs under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes are
+/// [`validate_medium`]'s ([`medium_blocks`]).
 const MEDIUM_BLOCKS: usize = 4;
 
 /// Windows checked in [`Way::Full`] between two checked by mask (which measure whether
@@ -1031,10 +1033,11 @@ unsafe fn first_bad_block<V: Vector, const W: usize>(
 }
 
 /// Checks the bytes after the last window, `bytes[pos..]`: fewer than `WINDOW` blocks and
-/// a tail (the whole input after its first register, for inputs under a window). Where
-/// checks are cheap and the windows before (if any) did not find sparse text, the ASCII
-/// blocks are skipped up to the first that is not, and everything from there is checked
-/// ([`check_after_ascii`]); otherwise by mask ([`check_rest_by_mask`]).
+/// a tail (with 16-byte registers also the whole input after its first register, for
+/// inputs under a window). Where checks are cheap and the windows before did not find
+/// sparse text, pairs of ASCII blocks are skipped up to the first that is not, and
+/// everything from there is checked ([`check_after_ascii`]); otherwise by mask
+/// ([`check_rest_by_mask`]).
 ///
 /// The windows' ways learn the text over a few windows, at a mispredicted branch or two
 /// per change of way; for these few blocks a way chosen once is faster. With narrow
@@ -1062,9 +1065,10 @@ unsafe fn check_rest<V: Vector>(
     }
 }
 
-/// Checks `bytes[pos..]` by skipping its ASCII blocks up to the first that is not, then
-/// checking every register from there to the end ([`tail_errors`]): no branch that depends
-/// on the data after the skip loop's exit. Where the first non-ASCII block comes early,
+/// Checks `bytes[pos..]` by skipping its pairs of ASCII blocks up to the first that is
+/// not, then checking every register from there to the end ([`tail_errors`]; fewer than
+/// two blocks left: [`tail_has_errors`], which tests them for ASCII first): no branch that
+/// depends on the data after the skip loop's exit. Where the first non-ASCII block comes early,
 /// this checks ASCII blocks too, which costs less with 32-byte registers than the
 /// mispredicted exits of a mask's loops on a few blocks.
 ///
