@@ -419,15 +419,17 @@ unsafe fn errors_from_start<V: Vector>(k: &Constants<V>, bytes: &[u8]) -> V {
     }
 }
 
-/// Inputs of `BYTES + 3` to `BLOCK` bytes with 32-byte registers (two or three
-/// registers): every register checked, no ASCII test, no branch but the final error test.
+/// Inputs of `BYTES + 3` to `BLOCK` bytes with 32-byte registers (two registers, the
+/// second ending at the end of the input): both checked, no ASCII test, no branch but the
+/// final error test.
 ///
 /// Whether a piece this short is all ASCII is a coin toss in most text (a 64-byte slice of
 /// German or HTML is ASCII about as often as not), so a branch on it is mispredicted about
-/// as often, and a misprediction costs several times the check it would skip. Checking
-/// every register made 64-byte slices of the real-text corpus 1.26x to 2.2x faster, and
-/// all-ASCII ones 2 to 4% slower (`docs/design.md`). With 16-byte registers the check is
-/// twice the work and the ASCII test is kept ([`validate_medium`]).
+/// as often, and a misprediction costs more than the check it would skip: 64-byte slices
+/// of the real-text corpus took 3.1 ns instead of 5.1. The price is paid where the test
+/// is always predicted, by all-ASCII input one call after another: 2.6 ns instead of
+/// 1.45 at 64 bytes (see `docs/design.md`, inputs by length). With 16-byte registers the
+/// check is twice the work and the ASCII test is kept ([`validate_medium`]).
 ///
 /// # Safety
 /// `V::BYTES + 3 <= bytes.len() <= BLOCK`, and the CPU must support `V`.
@@ -547,8 +549,9 @@ const FULL_RUN: u32 = 15;
 /// block is two registers' checks; with 16-byte ones it is four, for the same one-load
 /// ASCII test per register, so there skipping ASCII blocks pays off sooner. This decides
 /// when text counts as dense ([`full_ascii_quarters`]), how the first window of text that
-/// starts with a non-ASCII byte is checked ([`Mode::first`]), and how the bytes after the
-/// last window are ([`check_rest`]).
+/// starts with a non-ASCII byte is checked ([`Mode::first`]), how the bytes after the
+/// last window are ([`check_rest`]), and whether inputs of up to a block are tested for
+/// ASCII ([`validate_block`]).
 #[inline(always)]
 fn cheap_checks<V: Vector>() -> bool {
     V::BYTES >= 32
