@@ -56,15 +56,12 @@
 //!
 //! # Inputs by length
 //! Short inputs are common (JSON fields, keys, protocol tokens), and for them the fixed
-//! costs matter more than the loop. [`validate`] picks one of four shapes:
+//! costs matter more than the loop. [`validate`] picks one of three shapes:
 //!
 //! * under `BYTES + 3` bytes ([`validate_short`]): one or two registers filled with loads
 //!   that never touch a byte outside the slice ([`Vector::load_partial`]), zero-padded;
 //!   the padding doubles as the end check, as an unfinished sequence is followed by a
 //!   zero, which the pair check rejects;
-//! * up to one block with 32-byte registers ([`validate_block`]): every register
-//!   checked, with no ASCII test (a branch on it would be mispredicted about as often
-//!   as not on pieces of real text);
 //! * under one window plus a register with 32-byte registers, under four blocks plus a
 //!   register with 16-byte ones ([`validate_medium`], [`medium_blocks`]): ASCII blocks
 //!   skipped up to the first that is not, then every register from there checked without
@@ -403,47 +400,6 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
     }
 }
 
-/// The error bits of all of `bytes`, `bytes.len() >= BYTES + 3`: the first register with
-/// "zeros before the input" from a register, every later one (see [`tail_errors`])
-/// with the bytes before it from memory.
-///
-/// # Safety
-/// `V::BYTES + 3 <= bytes.len()`, and the CPU must support `V`.
-#[inline(always)]
-unsafe fn errors_from_start<V: Vector>(k: &Constants<V>, bytes: &[u8]) -> V {
-    // SAFETY: `len >= BYTES + 3` (caller's guarantee) covers the first register and
-    // `tail_errors` from `BYTES >= 3`; the CPU supports `V`.
-    unsafe {
-        let first = check_in_registers(k, V::load(bytes.as_ptr()), V::splat(0));
-        first.or(tail_errors(k, bytes, V::BYTES))
-    }
-}
-
-/// Inputs of `BYTES + 3` to `BLOCK` bytes with 32-byte registers (two registers, the
-/// second ending at the end of the input): both checked, no ASCII test, no branch but the
-/// final error test.
-///
-/// Whether a piece this short is all ASCII is a coin toss in most text (a 64-byte slice of
-/// German or HTML is ASCII about as often as not), so a branch on it is mispredicted about
-/// as often, and a misprediction costs more than the check it would skip: 64-byte slices
-/// of the real-text corpus took 3.1 ns instead of 5.1. The price is paid where the test
-/// is always predicted, by all-ASCII input one call after another: 2.6 ns instead of
-/// 1.45 at 64 bytes (see `docs/design.md`, inputs by length). With 16-byte registers the
-/// check is twice the work and the ASCII test is kept ([`validate_medium`]).
-///
-/// # Safety
-/// `V::BYTES + 3 <= bytes.len() <= BLOCK`, and the CPU must support `V`.
-#[inline(always)]
-unsafe fn validate_block<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: the caller's guarantee is `errors_from_start`'s.
-    unsafe {
-        match errors_from_start(&Constants::<V>::new(), bytes).is_zero() {
-            true => Ok(()),
-            false => Err(0),
-        }
-    }
-}
-
 /// Inputs under one window plus a register with cheap checks, under four blocks plus a
 /// register otherwise ([`medium_blocks`]): JSON fields, protocol tokens, lines, records.
 /// One ASCII test, a block at a time up to the first that is not ASCII; then every
@@ -484,7 +440,8 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         };
         let k = Constants::<V>::new();
         let errors = if start == 0 {
-            errors_from_start(&k, bytes)
+            let first = check_in_registers(&k, V::load(bytes.as_ptr()), V::splat(0));
+            first.or(tail_errors(&k, bytes, V::BYTES))
         } else {
             // The ASCII blocks before `start` leave no sequence open.
             tail_errors(&k, bytes, start)
@@ -549,9 +506,8 @@ const FULL_RUN: u32 = 15;
 /// block is two registers' checks; with 16-byte ones it is four, for the same one-load
 /// ASCII test per register, so there skipping ASCII blocks pays off sooner. This decides
 /// when text counts as dense ([`full_ascii_quarters`]), how the first window of text that
-/// starts with a non-ASCII byte is checked ([`Mode::first`]), how the bytes after the
-/// last window are ([`check_rest`]), and whether inputs of up to a block are tested for
-/// ASCII ([`validate_block`]).
+/// starts with a non-ASCII byte is checked ([`Mode::first`]), and how the bytes after the
+/// last window are ([`check_rest`]).
 #[inline(always)]
 fn cheap_checks<V: Vector>() -> bool {
     V::BYTES >= 32
@@ -1201,12 +1157,9 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         if len < V::BYTES + 3 {
             return validate_short(&Constants::<V>::new(), bytes);
         }
+        // Two calls of the same function: inlined under `len <= BLOCK`, the first becomes
+        // straight-line code (the compiler sees that no loop in it repeats).
         if len <= BLOCK {
-            if cheap_checks::<V>() {
-                return validate_block::<V>(bytes);
-            }
-            // Two calls of the same function: inlined under `len <= BLOCK`, this one
-            // becomes straight-line code (the compiler sees that no loop in it repeats).
             return validate_medium::<V>(bytes);
         }
         if len < V::BYTES + medium_blocks::<V>() * BLOCK {
