@@ -38,7 +38,9 @@
 //!   pairs of blocks, whose first set bit is checked without a branch;
 //! * *ASCII* text (at the start of text that starts with ASCII, and after an all-ASCII
 //!   window): ASCII blocks skipped two at a time, each pair that is not all ASCII checked
-//!   whole ([`sparse_run`]), until two such pairs come within a window of each other.
+//!   whole ([`sparse_run`]), until three such pairs come within a window, or four at a
+//!   regular spacing (then by branches); with 16-byte registers, until two come within a
+//!   window.
 //!
 //! The first window's way comes from the input's first register ([`Mode::first`]). The
 //! fewer than 32 blocks after the last window (all of an input under 2 KiB) are checked
@@ -772,18 +774,27 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 }
 
 /// ASCII text with rare non-ASCII bytes, from `pos` on: ASCII blocks skipped two at a
-/// time; where a pair is not all ASCII, both of its blocks are checked, for as long as
-/// those pairs stay at least a window apart. Where non-ASCII bytes are rare this costs
-/// the least per ASCII block, and the only mispredicted branches are the skip's exits.
+/// time; where a pair is not all ASCII, both of its blocks are checked, until three such
+/// pairs come within a window, or four at equal gaps (of half a window to a window: closer
+/// ones are three within a window first). With 16-byte registers, until two come within a
+/// window. Where non-ASCII bytes are rare this costs the least per ASCII block, and the
+/// only mispredicted branches are the skip's exits.
+///
+/// Three pairs within a window, not two, with cheap checks: in text with a non-ASCII
+/// character every 1 to 4 KiB at random gaps, two pairs within a window are common, and
+/// leaving this loop for the windows by mask there cost up to 12%; four pairs at equal
+/// gaps go to a pattern at once ([`Way::Regular`]), where the predictor learns the
+/// spacing, which it does not learn as well from this loop's exits (`docs/design.md`).
 ///
 /// Both blocks of the pair, not the one that holds the non-ASCII byte: choosing it would
 /// be a conditional move on the ASCII test, and every later address (the check's loads,
 /// the next skip's) would wait for the test's loads; that wait cost more than checking
 /// an ASCII block (sparse text, 2 KiB spacing: 1.1x to 1.25x faster).
 ///
-/// Returns where it stopped: after a pair that came within a window of the one before
-/// (the text is no longer sparse), or where fewer than `W` blocks are left; or
-/// `Err(checkpoint)` at the first error.
+/// Returns where it stopped and the way of the next window: after a pair that came within
+/// a window of the one two before (one before, with 16-byte registers: [`Way::Sparse`],
+/// the text is no longer sparse) or at the same gap as the two before ([`Way::Regular`]),
+/// or where fewer than `W` blocks are left; or `Err(checkpoint)` at the first error.
 ///
 /// # Safety
 /// `BYTES <= pos`; the CPU must support `V`.
@@ -792,9 +803,12 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     mut pos: usize,
-) -> Result<usize, usize> {
+) -> Result<(usize, Way), usize> {
     let len = bytes.len();
-    let mut last_non_ascii: Option<usize> = None;
+    // Where the last two non-ASCII pairs started and the last two gaps between such pairs,
+    // newest first (at the start, none: far enough back to be neither close nor regular).
+    let mut last = [usize::MAX / 2, usize::MAX / 4];
+    let mut gaps = [0, 1];
     // SAFETY: every block skipped or checked ends by `len` (`pos + W * BLOCK <= len`, with
     // `W >= 2`, when a pair is checked), and the bytes and register before it start at or
     // after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
@@ -809,18 +823,34 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
                 pos = next;
             }
             if pos + W * BLOCK > len {
-                return Ok(pos);
+                return Ok((pos, Way::Sparse));
             }
             let first = check_block(k, bytes.as_ptr().add(pos));
             let second = check_block(k, bytes.as_ptr().add(pos + BLOCK));
             if !first.or(second).is_zero() {
                 return Err(if first.is_zero() { pos + BLOCK } else { pos });
             }
-            let close = last_non_ascii.is_some_and(|last| pos - last < W * BLOCK);
-            last_non_ascii = Some(pos);
+            let gap = pos.wrapping_sub(last[0]);
+            // Three equal gaps in a row under a window: a spacing that the branch predictor
+            // learns, so a branch per block from here.
+            let regular =
+                cheap_checks::<V>() && gap < W * BLOCK && gap == gaps[0] && gap == gaps[1];
+            // Three non-ASCII pairs within a window (two with 16-byte registers): no
+            // longer sparse.
+            let since = if cheap_checks::<V>() {
+                last[1]
+            } else {
+                last[0]
+            };
+            let close = pos.wrapping_sub(since) < W * BLOCK;
+            last = [pos, last[0]];
+            gaps = [gap, gaps[0]];
             pos += 2 * BLOCK;
+            if regular {
+                return Ok((pos, Way::Regular));
+            }
             if close {
-                return Ok(pos);
+                return Ok((pos, Way::Sparse));
             }
         }
     }
@@ -831,9 +861,11 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 enum Way {
     /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII
     /// window): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other pair
-    /// checked whole, until two such pairs come within a window of each other. The loop
-    /// costs the least per ASCII block, but its exit at each non-ASCII pair is a
-    /// mispredicted branch where they do not come at a regular spacing.
+    /// checked whole, until three such pairs come within a window (then [`Way::Sparse`];
+    /// two with 16-byte registers) or four at equal gaps of up to a window (then
+    /// [`Way::Regular`], with 32-byte registers). The loop costs the
+    /// least per ASCII block, but its exit at each non-ASCII pair is a mispredicted branch
+    /// where they do not come at a regular spacing.
     Ascii,
     /// Sparse text (after [`Way::Ascii`], or a window with one non-ASCII pair or block):
     /// [`check_by_mask`] by pairs of blocks, where a window with one non-ASCII pair takes
@@ -848,8 +880,13 @@ enum Way {
     /// window now and then is checked by mask to see whether the text is still dense
     /// ([`FULL_RUN`]).
     Full,
-    /// [`check_by_branches`] for a repeated pattern ([`Pattern`]).
+    /// [`check_by_branches`] for a repeated pattern ([`Pattern`]): a window's mask seen
+    /// again in the last four.
     Pattern,
+    /// [`check_by_branches`] after non-ASCII pairs at equal gaps in [`Way::Ascii`] (with
+    /// 32-byte registers): the first window of a pattern, whose mask the next windows are
+    /// compared with.
+    Regular,
     /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern.
     Mask,
 }
@@ -893,7 +930,10 @@ impl Mode {
     /// Did the windows so far find sparse text (a few non-ASCII blocks per window)?
     #[inline(always)]
     fn sparse(&self) -> bool {
-        matches!(self.way, Way::Ascii | Way::Sparse | Way::Pattern)
+        matches!(
+            self.way,
+            Way::Ascii | Way::Sparse | Way::Pattern | Way::Regular
+        )
     }
 
     /// Chooses the way of the next window from the mask of the last one, by blocks, where
@@ -963,9 +1003,7 @@ unsafe fn windows<V: Vector, const W: usize>(
         let errors = unsafe {
             match mode.way {
                 Way::Ascii => {
-                    pos = sparse_run::<V, W>(k, bytes, pos)?;
-                    // Non-ASCII pairs came close together (or the windows are done).
-                    mode.way = Way::Sparse;
+                    (pos, mode.way) = sparse_run::<V, W>(k, bytes, pos)?;
                     continue;
                 }
                 Way::Sparse => {
@@ -975,6 +1013,13 @@ unsafe fn windows<V: Vector, const W: usize>(
                 }
                 Way::Pattern => {
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
+                    mode.after_blocks(mask, full_mask(W), full_ascii_quarters::<V>());
+                    errors
+                }
+                Way::Regular => {
+                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
+                    // No mask to compare with yet: this window's stands for the spacing.
+                    mode.recent = [mask; 4];
                     mode.after_blocks(mask, full_mask(W), full_ascii_quarters::<V>());
                     errors
                 }

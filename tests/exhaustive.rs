@@ -348,8 +348,8 @@ fn every_truncation_of_multilingual_text() {
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum Way {
     /// From the start of an input that starts with ASCII: pairs of ASCII blocks skipped in
-    /// a loop, each pair that is not all ASCII checked whole, until two such pairs come
-    /// within a window.
+    /// a loop, each pair that is not all ASCII checked whole, until three such pairs come
+    /// within a window, or four at equal gaps.
     Ascii,
     /// After that: the mask of the non-ASCII pairs of blocks, a loop over it.
     Sparse,
@@ -360,32 +360,51 @@ enum Way {
     Pattern,
     /// After a window of mixed blocks: the mask of the non-ASCII blocks, a loop over it.
     Mask,
+    /// After four non-ASCII pairs at equal gaps in the skipping loop: a branch per block,
+    /// as `Pattern`, with no mask before it to compare with.
+    Regular,
 }
 
 /// Blocks per window of the main loop (`WINDOW` in src/generic.rs).
 const WINDOW_BLOCKS: usize = 32;
 
 impl Way {
-    const ALL: [Way; 5] = [Way::Ascii, Way::Sparse, Way::Full, Way::Pattern, Way::Mask];
+    const ALL: [Way; 6] = [
+        Way::Ascii,
+        Way::Sparse,
+        Way::Full,
+        Way::Pattern,
+        Way::Mask,
+        Way::Regular,
+    ];
 
     /// The windows before the one under test, as the blocks of each that hold an `é` (the
     /// input starts with ASCII). An all-ASCII window leaves the skipping loop running.
-    /// Otherwise the first makes the skipping loop stop exactly at its end (two non-ASCII
-    /// pairs close together, the second one ending the window), so that the next window
-    /// is checked by pairs; a full window after that makes the next one checked by its
-    /// mask, and another full one after that makes the next one dense. A window by mask
-    /// with blocks 0 and 2 leaves the next one by mask, and the same mask again makes it a
-    /// pattern.
-    fn set_up(self) -> Vec<Vec<usize>> {
-        let stop = vec![WINDOW_BLOCKS - 4, WINDOW_BLOCKS - 2];
+    /// Otherwise the first makes the skipping loop stop exactly at its end (three
+    /// non-ASCII pairs close together, the third one ending the window), so that the next
+    /// window is checked by pairs; a full window after that makes the next one checked by
+    /// its mask, and another full one after that makes the next one dense. A window by
+    /// mask with blocks 0 and 2 leaves the next one by mask, and the same mask again makes
+    /// it a pattern. Four non-ASCII pairs 16 blocks apart (blocks 14 and 30 of two
+    /// windows: never three within a window), the last one ending the second window, stop
+    /// the skipping loop for a pattern at once.
+    ///
+    /// The skipping loop stops at three pairs within a window with 32-byte registers, at
+    /// two with 16-byte ones (`register`), and only the former goes to a pattern from it:
+    /// `None` for `Regular` with 16-byte registers.
+    fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
+        let pairs = if register == 32 { 3 } else { 2 };
+        let stop: Vec<usize> = (1..=pairs).map(|i| WINDOW_BLOCKS - 2 * i).collect();
         let full: Vec<usize> = (0..WINDOW_BLOCKS).collect();
-        match self {
+        Some(match self {
             Way::Ascii => vec![vec![]],
             Way::Sparse => vec![stop],
             Way::Mask => vec![stop, full],
             Way::Full => vec![stop, full.clone(), full],
             Way::Pattern => vec![stop, full, vec![0, 2], vec![0, 2]],
-        }
+            Way::Regular if register == 32 => vec![vec![14, WINDOW_BLOCKS - 2]; 2],
+            Way::Regular => return None,
+        })
     }
 }
 
@@ -419,13 +438,15 @@ impl Region {
     }
 
     /// Blocks under test, the windows before them (blocks holding an `é` in each), and the
-    /// blocks after them, not under test.
-    fn layout(self) -> (usize, Vec<Vec<usize>>, usize) {
-        match self {
-            Region::Window(way) => (WINDOW_BLOCKS, way.set_up(), 4),
+    /// blocks after them, not under test, for the kernels with `register`-byte registers
+    /// (`None`: this region does not apply to them).
+    fn layout(self, register: usize) -> Option<(usize, Vec<Vec<usize>>, usize)> {
+        Some(match self {
+            Region::Window(way) => (WINDOW_BLOCKS, way.set_up(register)?, 4),
             Region::FirstWindow => (WINDOW_BLOCKS, Vec::new(), 4),
-            Region::Rest(way) => (8, way.map_or(Vec::new(), Way::set_up), 0),
-        }
+            Region::Rest(None) => (8, Vec::new(), 0),
+            Region::Rest(Some(way)) => (8, way.set_up(register)?, 0),
+        })
     }
 }
 
@@ -488,7 +509,9 @@ fn block_placements(n: usize, keep: impl Fn(Region, usize, Neighbours) -> bool) 
     let mut placements = Vec::new();
     for first in [16, 32] {
         for region in Region::all() {
-            let (blocks, set_up, after) = region.layout();
+            let Some((blocks, set_up, after)) = region.layout(first) else {
+                continue;
+            };
             let start = first + set_up.len() * WINDOW_BLOCKS * 64;
             let len = start + (blocks + after) * 64 + 40;
             let mut background = filler(len);
