@@ -806,7 +806,8 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 ) -> Result<(usize, Way), usize> {
     let len = bytes.len();
     // Where the last two non-ASCII pairs started and the last two gaps between such pairs,
-    // newest first (at the start, none: far enough back to be neither close nor regular).
+    // newest first (at the start, none: positions beyond any address, so that neither
+    // test passes, and gaps that no gap equals).
     let mut last = [usize::MAX / 2, usize::MAX / 4];
     let mut gaps = [0, 1];
     // SAFETY: every block skipped or checked ends by `len` (`pos + W * BLOCK <= len`, with
@@ -863,9 +864,9 @@ enum Way {
     /// window): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other pair
     /// checked whole, until three such pairs come within a window (then [`Way::Sparse`];
     /// two with 16-byte registers) or four at equal gaps of up to a window (then
-    /// [`Way::Regular`], with 32-byte registers). The loop costs the
-    /// least per ASCII block, but its exit at each non-ASCII pair is a mispredicted branch
-    /// where they do not come at a regular spacing.
+    /// [`Way::Regular`], with 32-byte registers). The loop costs the least per ASCII
+    /// block, but its exit at each non-ASCII pair is a mispredicted branch where they do
+    /// not come at a regular spacing.
     Ascii,
     /// Sparse text (after [`Way::Ascii`], or a window with one non-ASCII pair or block):
     /// [`check_by_mask`] by pairs of blocks, where a window with one non-ASCII pair takes
