@@ -42,13 +42,16 @@ impl Drop for Watch<'_> {
 #[cfg(unix)]
 mod imp {
     use std::ffi::{c_int, c_void};
-    use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
     /// The watched mapping's address range (`START == END` when none) and name.
     static START: AtomicUsize = AtomicUsize::new(0);
     static END: AtomicUsize = AtomicUsize::new(0);
     static NAME: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
     static NAME_LEN: AtomicUsize = AtomicUsize::new(0);
+    /// Set by the first handler that reports: the threads of a parallel check can fault
+    /// in the same mapping at once, and their messages would be interleaved.
+    static REPORTING: AtomicBool = AtomicBool::new(false);
 
     pub fn install() {
         // SAFETY: `action` is zero-initialized (a valid `sigaction`) and then given a
@@ -78,13 +81,20 @@ mod imp {
         START.store(0, Ordering::Relaxed);
     }
 
-    /// Uses only atomics, `write` and `_exit`, which are async-signal-safe.
+    /// Uses only atomics, `write`, `pause` and `_exit`, which are async-signal-safe.
     extern "C" fn handler(_signal: c_int, info: *mut libc::siginfo_t, _context: *mut c_void) {
         // SAFETY: with `SA_SIGINFO`, the kernel passes a valid `siginfo_t`.
         let address = unsafe { (*info).si_addr() } as usize;
         let end = END.load(Ordering::Acquire);
         let start = START.load(Ordering::Relaxed);
         if (start..end).contains(&address) {
+            if REPORTING.swap(true, Ordering::Relaxed) {
+                // Another thread is writing the message and ending the process.
+                loop {
+                    // SAFETY: `pause` only waits for a signal.
+                    unsafe { libc::pause() };
+                }
+            }
             let name = NAME.load(Ordering::Relaxed);
             let len = NAME_LEN.load(Ordering::Relaxed);
             // SAFETY: `watch` stored a `&str` that its `Watch` borrows, and the range is
