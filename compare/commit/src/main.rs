@@ -12,7 +12,7 @@ mod measure;
 mod real;
 
 /// One implementation under test: `validate` for the scrub, `time` for the timed passes,
-/// with the implementation called directly in its loop ([`timer!`]).
+/// with the implementation called directly in its loop ([`contender!`]).
 struct Contender {
     name: &'static str,
     validate: fn(&[u8]) -> bool,
@@ -22,12 +22,17 @@ struct Contender {
 /// Seconds for one pass over the pieces of some bytes (see [`time`]).
 type Timer = fn(&[u8], &[Range<usize>]) -> f64;
 
-/// A [`Timer`] that calls `$validate` directly in the timed loop: [`time`] is instantiated
-/// for it, so the call is not through a function pointer, which would add about 1.4 ns to
-/// every call and hide differences of that size between short-input paths.
-macro_rules! timer {
-    ($validate:expr) => {
-        |bytes: &[u8], pieces: &[Range<usize>]| time($validate, bytes, pieces)
+/// A [`Contender`] named `$name` that validates with `$validate`. Its [`Timer`] calls
+/// `$validate` directly in the timed loop: [`time`] is instantiated for it, so the call is
+/// not through a function pointer, which would add about 1.4 ns to every call and hide
+/// differences of that size between short-input paths.
+macro_rules! contender {
+    ($name:expr, $validate:expr) => {
+        Contender {
+            name: $name,
+            validate: $validate,
+            time: |bytes: &[u8], pieces: &[Range<usize>]| time($validate, bytes, pieces),
+        }
     };
 }
 
@@ -71,59 +76,23 @@ fn pieces(bytes: &[u8], len: Option<usize>) -> Vec<Range<usize>> {
 /// public `is_valid`, with its dispatch and short-input paths, `simdutf8::basic`).
 fn contenders() -> Vec<[Contender; 3]> {
     let mut groups = vec![[
-        Contender {
-            name: "is_valid base",
-            validate: utf8check_base::is_valid,
-            time: timer!(utf8check_base::is_valid),
-        },
-        Contender {
-            name: "is_valid new",
-            validate: utf8check::is_valid,
-            time: timer!(utf8check::is_valid),
-        },
-        Contender {
-            name: "simdutf8-basic",
-            validate: |v| simdutf8::basic::from_utf8(v).is_ok(),
-            time: timer!(|v| simdutf8::basic::from_utf8(v).is_ok()),
-        },
+        contender!("is_valid base", utf8check_base::is_valid),
+        contender!("is_valid new", utf8check::is_valid),
+        contender!("simdutf8-basic", |v| simdutf8::basic::from_utf8(v).is_ok()),
     ]];
     if utf8check::Kernel::Avx2.is_supported() {
         groups.push([
-            Contender {
-                name: "avx2 base",
-                validate: |v| utf8check_base::Kernel::Avx2.is_valid(v),
-                time: timer!(|v| utf8check_base::Kernel::Avx2.is_valid(v)),
-            },
-            Contender {
-                name: "avx2 new",
-                validate: |v| utf8check::Kernel::Avx2.is_valid(v),
-                time: timer!(|v| utf8check::Kernel::Avx2.is_valid(v)),
-            },
-            Contender {
-                name: "simdutf8-basic",
-                validate: |v| simdutf8::basic::from_utf8(v).is_ok(),
-                time: timer!(|v| simdutf8::basic::from_utf8(v).is_ok()),
-            },
+            contender!("avx2 base", |v| utf8check_base::Kernel::Avx2.is_valid(v)),
+            contender!("avx2 new", |v| utf8check::Kernel::Avx2.is_valid(v)),
+            contender!("simdutf8-basic", |v| simdutf8::basic::from_utf8(v).is_ok()),
         ]);
     }
     #[cfg(target_arch = "x86_64")]
     if utf8check::Kernel::Sse41.is_supported() && measure::has_sse42() {
         groups.push([
-            Contender {
-                name: "sse4.1 base",
-                validate: |v| utf8check_base::Kernel::Sse41.is_valid(v),
-                time: timer!(|v| utf8check_base::Kernel::Sse41.is_valid(v)),
-            },
-            Contender {
-                name: "sse4.1 new",
-                validate: |v| utf8check::Kernel::Sse41.is_valid(v),
-                time: timer!(|v| utf8check::Kernel::Sse41.is_valid(v)),
-            },
-            Contender {
-                name: "simdutf8-sse42",
-                validate: measure::simdutf8_sse42,
-                time: timer!(measure::simdutf8_sse42),
-            },
+            contender!("sse4.1 base", |v| utf8check_base::Kernel::Sse41.is_valid(v)),
+            contender!("sse4.1 new", |v| utf8check::Kernel::Sse41.is_valid(v)),
+            contender!("simdutf8-sse42", measure::simdutf8_sse42),
         ]);
     }
     groups
