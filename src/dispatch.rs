@@ -1,5 +1,5 @@
 //! The dispatcher behind [`crate::from_utf8`] and [`crate::is_valid`] ([`validate`]), and
-//! behind the chunk walker's search for the next error ([`first_error_byte`]).
+//! behind the chunk walker's search for the next error ([`first_invalid`]).
 //!
 //! When the compile-time target guarantees a kernel (`-C target-feature=+avx2`,
 //! `-C target-cpu=native` on an AVX2 machine, or NEON on 64-bit Arm) the call is direct
@@ -10,6 +10,8 @@
 //! Inputs of up to [`INLINE_ASCII_MAX`] bytes that are all ASCII (short keys, numbers,
 //! protocol tokens) are answered before any of that, by word loads inlined at the call
 //! site: for them the call itself would cost more than the check.
+
+use crate::scalar::RawError;
 
 /// The longest input that [`validate`] tests for ASCII inline, before calling a kernel.
 pub(crate) const INLINE_ASCII_MAX: usize = 16;
@@ -55,12 +57,12 @@ cfg_if::cfg_if! {
             unsafe { crate::arch::avx2::validate(bytes) }
         }
 
-        /// Where the first error of `bytes` is (see [`crate::kernel::FirstErrorFn`]), with
+        /// The first invalid sequence of `bytes` (see [`crate::kernel::FirstErrorFn`]), with
         /// the AVX2 kernel, which the compile-time target guarantees.
         #[inline]
-        pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+        pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
             // SAFETY: the crate is compiled with `target_feature = "avx2"`.
-            unsafe { crate::arch::avx2::first_error_byte(bytes) }
+            unsafe { crate::arch::avx2::first_invalid(bytes) }
         }
     } else if #[cfg(all(
         target_arch = "aarch64",
@@ -74,12 +76,12 @@ cfg_if::cfg_if! {
             unsafe { crate::arch::neon::validate(bytes) }
         }
 
-        /// Where the first error of `bytes` is (see [`crate::kernel::FirstErrorFn`]), with
+        /// The first invalid sequence of `bytes` (see [`crate::kernel::FirstErrorFn`]), with
         /// the NEON kernel, which the compile-time target guarantees.
         #[inline]
-        pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+        pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
             // SAFETY: the crate is compiled with `target_feature = "neon"`.
-            unsafe { crate::arch::neon::first_error_byte(bytes) }
+            unsafe { crate::arch::neon::first_invalid(bytes) }
         }
     } else if #[cfg(any(
         target_arch = "x86",
@@ -94,9 +96,9 @@ cfg_if::cfg_if! {
         /// Only ever holds a `ValidateFn` that this CPU supports.
         static VALIDATE: AtomicPtr<()> = AtomicPtr::new(detect_and_validate as *mut ());
 
-        /// The chosen kernel's `first_error_byte`, or `detect_and_find` before the first
+        /// The chosen kernel's `first_invalid`, or `detect_and_find` before the first
         /// call. Only ever holds a `FirstErrorFn` that this CPU supports.
-        static FIRST_ERROR_BYTE: AtomicPtr<()> = AtomicPtr::new(detect_and_find as *mut ());
+        static FIRST_INVALID: AtomicPtr<()> = AtomicPtr::new(detect_and_find as *mut ());
 
         /// Runs the fastest kernel this CPU supports.
         #[inline]
@@ -109,15 +111,15 @@ cfg_if::cfg_if! {
             unsafe { validate(bytes) }
         }
 
-        /// Where the first error of `bytes` is (see [`crate::kernel::FirstErrorFn`]), with
+        /// The first invalid sequence of `bytes` (see [`crate::kernel::FirstErrorFn`]), with
         /// the fastest kernel this CPU supports.
         #[inline]
-        pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
-            let chosen = FIRST_ERROR_BYTE.load(Ordering::Relaxed);
-            // SAFETY: `FIRST_ERROR_BYTE` only holds `FirstErrorFn`s (see its
+        pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
+            let chosen = FIRST_INVALID.load(Ordering::Relaxed);
+            // SAFETY: `FIRST_INVALID` only holds `FirstErrorFn`s (see its
             // documentation), and a function pointer round-trips through `*mut ()`.
             let find = unsafe { core::mem::transmute::<*mut (), FirstErrorFn>(chosen) };
-            // SAFETY: every function stored in `FIRST_ERROR_BYTE` is supported by this CPU.
+            // SAFETY: every function stored in `FIRST_INVALID` is supported by this CPU.
             unsafe { find(bytes) }
         }
 
@@ -128,7 +130,7 @@ cfg_if::cfg_if! {
                 .entry_points()
                 .unwrap_or(EntryPoints::SCALAR);
             VALIDATE.store(chosen.validate as *mut (), Ordering::Relaxed);
-            FIRST_ERROR_BYTE.store(chosen.first_error_byte as *mut (), Ordering::Relaxed);
+            FIRST_INVALID.store(chosen.first_invalid as *mut (), Ordering::Relaxed);
             chosen
         }
 
@@ -141,13 +143,13 @@ cfg_if::cfg_if! {
             unsafe { (detect().validate)(bytes) }
         }
 
-        /// The first call of `first_error_byte`: choose the kernel, run it.
+        /// The first call of `first_invalid`: choose the kernel, run it.
         ///
         /// # Safety
         /// None needed: it is `unsafe` only to have the type of a `FirstErrorFn`.
-        unsafe fn detect_and_find(bytes: &[u8]) -> Option<usize> {
+        unsafe fn detect_and_find(bytes: &[u8]) -> Option<RawError> {
             // SAFETY: `entry_points` returns only kernels this CPU supports.
-            unsafe { (detect().first_error_byte)(bytes) }
+            unsafe { (detect().first_invalid)(bytes) }
         }
     } else {
         /// Runs the scalar kernel: this target has no SIMD kernel.
@@ -156,10 +158,10 @@ cfg_if::cfg_if! {
             crate::scalar::validate(bytes)
         }
 
-        /// Where the first error of `bytes` is: the scalar kernel's answer.
+        /// The first invalid sequence of `bytes`: the scalar kernel's answer.
         #[inline]
-        pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
-            crate::scalar::first_error_byte(bytes)
+        pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
+            crate::scalar::first_invalid(bytes)
         }
     }
 }

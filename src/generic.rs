@@ -78,13 +78,13 @@
 //! where no byte before `checkpoint` broke a rule. `scalar::first_error` then finds the
 //! exact std-compatible error from there. Valid input never pays for exact errors. The
 //! chunk walker, which needs every error, uses the second entry point,
-//! [`first_error_byte`] (`generic/first_error.rs`): the first failing byte itself,
-//! found a register at a time.
+//! [`first_invalid`] (`generic/first_error.rs`): the first invalid sequence itself,
+//! found a block at a time.
 
 use crate::tables;
 
 mod first_error;
-pub(crate) use first_error::first_error_byte;
+pub(crate) use first_error::first_invalid;
 
 /// The unit of the main loop, in bytes.
 pub(crate) const BLOCK: usize = 64;

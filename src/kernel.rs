@@ -5,7 +5,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::error::Utf8Error;
-use crate::scalar;
+use crate::scalar::{self, RawError};
 
 /// A kernel's entry point: `Ok(())` if the bytes are UTF-8, else `Err(checkpoint)`, where
 /// no byte before `checkpoint` breaks a rule given the bytes before it (the exact error
@@ -16,29 +16,29 @@ use crate::scalar;
 pub(crate) type ValidateFn = unsafe fn(&[u8]) -> Result<(), usize>;
 
 /// A kernel's second entry point, for walking every error (see `src/chunks.rs`): `None`
-/// if the bytes are UTF-8, else `Some(at)`, where the first invalid sequence starts at one
-/// of the bytes `at - 3 ..= at` (`at == len` when the bytes end inside a sequence). The
-/// SIMD kernels return the first byte whose check fails (a byte fails where it, with the
-/// three before it, breaks a rule); the scalar kernel, the sequence's start. The bytes
-/// must start at a character boundary. The work grows with the distance to the error,
-/// not with the length of the bytes.
+/// if the bytes are UTF-8, else the first invalid sequence exactly as `from_utf8` reports
+/// it (where it starts, and its `error_len`: `None` when the bytes end inside it). The
+/// SIMD kernels find the first byte whose check fails (a byte fails where it, with the
+/// three before it, breaks a rule) and decode the few bytes before it with the scalar
+/// decoder, in the same call. The bytes must start at a character boundary. The work
+/// grows with the distance to the error, not with the length of the bytes.
 ///
 /// # Safety
 /// The CPU must support the kernel's instruction set.
-pub(crate) type FirstErrorFn = unsafe fn(&[u8]) -> Option<usize>;
+pub(crate) type FirstErrorFn = unsafe fn(&[u8]) -> Option<RawError>;
 
 /// A kernel's entry points.
 #[derive(Copy, Clone)]
 pub(crate) struct EntryPoints {
     pub(crate) validate: ValidateFn,
-    pub(crate) first_error_byte: FirstErrorFn,
+    pub(crate) first_invalid: FirstErrorFn,
 }
 
 impl EntryPoints {
     /// The scalar kernel's, which every CPU runs.
     pub(crate) const SCALAR: EntryPoints = EntryPoints {
         validate: scalar::validate,
-        first_error_byte: scalar::first_error_byte,
+        first_invalid: scalar::first_invalid,
     };
 }
 
@@ -146,7 +146,7 @@ impl Kernel {
             ($kernel:ident) => {
                 EntryPoints {
                     validate: crate::arch::$kernel::validate,
-                    first_error_byte: crate::arch::$kernel::first_error_byte,
+                    first_invalid: crate::arch::$kernel::first_invalid,
                 }
             };
         }
@@ -225,23 +225,19 @@ mod tests {
         0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
     ];
 
-    /// Checks every kernel's `first_error_byte` on `bytes` against std: `None` exactly
-    /// when `bytes` is UTF-8, else an offset at most 3 bytes after where std's error
-    /// starts, and not before it.
-    fn check_first_error_byte(bytes: &[u8]) {
-        let expected = core::str::from_utf8(bytes).err().map(|e| e.valid_up_to());
+    /// Checks every kernel's `first_invalid` on `bytes` against std: `None` exactly
+    /// when `bytes` is UTF-8, else std's error (where it starts and its `error_len`).
+    fn check_first_invalid(bytes: &[u8]) {
+        let expected = core::str::from_utf8(bytes)
+            .err()
+            .map(|e| (e.valid_up_to(), e.error_len().map(|len| len as u8)));
         for kernel in Kernel::available() {
-            let find = kernel.entry_points().unwrap().first_error_byte;
+            let find = kernel.entry_points().unwrap().first_invalid;
             // SAFETY: `available` lists only kernels this CPU supports.
             let found = unsafe { find(bytes) };
-            let ok = match (expected, found) {
-                (None, None) => true,
-                (Some(start), Some(at)) => start <= at && at <= (start + 3).min(bytes.len()),
-                _ => false,
-            };
-            assert!(
-                ok,
-                "{kernel}: {found:?}, std's error at {expected:?}: {bytes:02X?}"
+            assert_eq!(
+                found, expected,
+                "{kernel}: {found:?}, std's error {expected:?}: {bytes:02X?}"
             );
         }
     }
@@ -250,7 +246,7 @@ mod tests {
     /// registers' boundaries (16 and 32 bytes) and at the end of the input, after ASCII
     /// and after 3-byte characters.
     #[test]
-    fn first_error_byte_agrees_with_std() {
+    fn first_invalid_agrees_with_std() {
         let offsets = [
             0, 1, 2, 13, 14, 15, 16, 17, 29, 30, 31, 32, 33, 34, 47, 48, 62, 63, 64,
         ];
@@ -265,8 +261,8 @@ mod tests {
                     // Inside the input, and ending the input.
                     let mut bytes = base;
                     bytes[offset..offset + sequence.len()].copy_from_slice(sequence);
-                    check_first_error_byte(&bytes);
-                    check_first_error_byte(&bytes[..offset + sequence.len()]);
+                    check_first_invalid(&bytes);
+                    check_first_invalid(&bytes[..offset + sequence.len()]);
                 }
             };
             for a in 0..=255u8 {

@@ -27,10 +27,30 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     run(bytes, 0).map_err(|(valid_up_to, _)| valid_up_to)
 }
 
-/// The scalar kernel's [`crate::kernel::FirstErrorFn`]: the exact start of the first
-/// invalid sequence (an unfinished one at the end included).
-pub(crate) fn first_error_byte(bytes: &[u8]) -> Option<usize> {
-    run(bytes, 0).err().map(|(valid_up_to, _)| valid_up_to)
+/// The scalar kernel's [`crate::kernel::FirstErrorFn`]: the first invalid sequence (an
+/// unfinished one at the end included).
+pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
+    run(bytes, 0).err()
+}
+
+/// The first invalid sequence of `bytes` (which starts at a character boundary), given
+/// that the bytes before `at` break no rule and byte `at` fails a SIMD check (or `at` is
+/// the end of `bytes`, which ends inside a sequence): the sequence starts at one of the
+/// bytes `at - 3 ..= at`, so decoding from the character before it finds it within a few
+/// bytes.
+#[inline(always)]
+pub(crate) fn invalid_at(bytes: &[u8], at: usize) -> Option<RawError> {
+    let mut pos = boundary_before(bytes, at);
+    while pos < bytes.len() {
+        pos += match bytes[pos] {
+            0..=0x7F => 1,
+            _ => match sequence(bytes, pos) {
+                Ok(len) => len,
+                Err(found) => return Some(found),
+            },
+        };
+    }
+    None
 }
 
 /// Turns a kernel's answer into the exact, std-compatible result.

@@ -202,6 +202,47 @@ fn sampled_three_and_four_byte_sequences_at_every_boundary() {
     }
 }
 
+/// After dense errors in text (an error every 21 bytes of non-ASCII letters), where the
+/// walk finds each next error with the kernel straight from the end of the last one over
+/// at most 4 KiB: every byte, pairs of byte classes and valid characters around the end
+/// of that search, so that a sequence, a valid character or an error is cut by it, or
+/// lies just after it; then text to the end, or a long clean stretch.
+#[test]
+fn sequences_at_the_end_of_the_search_after_dense_errors() {
+    const SEARCH: usize = 4096;
+    let mut prefix = Vec::new();
+    for _ in 0..100 {
+        prefix.extend_from_slice(&filler(20, true));
+        prefix.push(0xFF);
+    }
+    let mut seqs: Vec<Vec<u8>> = (0..=255u8).map(|a| vec![a]).collect();
+    for a in CLASSES {
+        for b in CLASSES {
+            seqs.push(vec![a, b]);
+        }
+    }
+    for c in ['é', '€', '😀'] {
+        seqs.push(c.to_string().into_bytes());
+    }
+    let step = if small() { 3 } else { 1 };
+    let mut buf = Vec::new();
+    for (i, seq) in seqs.iter().enumerate() {
+        for offset in (SEARCH - 6..=SEARCH + 3).skip(i % step).step_by(step) {
+            for non_ascii in [false, true] {
+                for after in [0, 2, 3000] {
+                    buf.clear();
+                    buf.extend_from_slice(&prefix);
+                    let rest = filler(offset + seq.len() + after, non_ascii);
+                    buf.extend_from_slice(&rest);
+                    let at = prefix.len() + offset;
+                    buf[at..at + seq.len()].copy_from_slice(seq);
+                    check(&buf);
+                }
+            }
+        }
+    }
+}
+
 /// Text with an error every `gap` bytes on average (random positions and bytes), in the
 /// walk's every mode: dense errors, sparse errors, and the transitions.
 #[test]

@@ -6,6 +6,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::generic::{self, read_partial_words, Vector};
+use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
 pub(crate) struct Avx2(__m256i);
@@ -168,13 +169,13 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Avx2>(bytes) }
 }
 
-/// The first byte of `bytes` that fails the AVX2 check (see
+/// The first invalid sequence of `bytes`, found with the AVX2 check (see
 /// [`crate::kernel::FirstErrorFn`]).
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+pub(crate) unsafe fn first_invalid(bytes: &[u8]) -> Option<RawError> {
     // SAFETY: AVX2 is supported (this function's contract).
-    unsafe { generic::first_error_byte::<Avx2>(bytes) }
+    unsafe { generic::first_invalid::<Avx2>(bytes) }
 }

@@ -4,6 +4,7 @@
 use core::arch::aarch64::*;
 
 use crate::generic::{self, read_partial_words, Vector};
+use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
 pub(crate) struct Neon(uint8x16_t);
@@ -142,13 +143,13 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Neon>(bytes) }
 }
 
-/// The first byte of `bytes` that fails the NEON check (see
+/// The first invalid sequence of `bytes`, found with the NEON check (see
 /// [`crate::kernel::FirstErrorFn`]).
 ///
 /// # Safety
 /// The CPU must support NEON.
 #[target_feature(enable = "neon")]
-pub(crate) unsafe fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+pub(crate) unsafe fn first_invalid(bytes: &[u8]) -> Option<RawError> {
     // SAFETY: NEON is supported (this function's contract).
-    unsafe { generic::first_error_byte::<Neon>(bytes) }
+    unsafe { generic::first_invalid::<Neon>(bytes) }
 }

@@ -7,6 +7,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::generic::{self, read_partial_words, Vector};
+use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
 pub(crate) struct Sse41(__m128i);
@@ -148,13 +149,13 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Sse41>(bytes) }
 }
 
-/// The first byte of `bytes` that fails the SSE4.1 check (see
+/// The first invalid sequence of `bytes`, found with the SSE4.1 check (see
 /// [`crate::kernel::FirstErrorFn`]).
 ///
 /// # Safety
 /// The CPU must support SSE4.1.
 #[target_feature(enable = "sse4.1")]
-pub(crate) unsafe fn first_error_byte(bytes: &[u8]) -> Option<usize> {
+pub(crate) unsafe fn first_invalid(bytes: &[u8]) -> Option<RawError> {
     // SAFETY: SSE4.1 is supported (this function's contract).
-    unsafe { generic::first_error_byte::<Sse41>(bytes) }
+    unsafe { generic::first_invalid::<Sse41>(bytes) }
 }
