@@ -41,12 +41,13 @@ pub(crate) unsafe fn first_invalid<V: Vector>(bytes: &[u8]) -> Option<RawError> 
 /// invalid sequence starts at one of the bytes `at - 3 ..= at`), or `None` if `bytes` is
 /// UTF-8.
 ///
-/// Registers are checked in order, each one's error bits tested before the next is
-/// loaded, the first against zeros (the bytes before `bytes` count as ASCII: `bytes`
-/// must start at a character boundary for the answer to mean anything) and the last
-/// ending exactly at the end of `bytes` (overlapping the one before it; its bytes that
-/// were checked already have no error bits). A sequence left unfinished at the end is
-/// reported at `bytes.len()`.
+/// Registers are checked in order, the whole 64-byte blocks one block at a time (its
+/// error bits tested before the next block is loaded, [`first_in_block`]) and the
+/// registers after them one at a time; the first register against zeros (the bytes
+/// before `bytes` count as ASCII: `bytes` must start at a character boundary for the
+/// answer to mean anything) and the last ending exactly at the end of `bytes`
+/// (overlapping the one before it; its bytes that were checked already have no error
+/// bits). A sequence left unfinished at the end is reported at `bytes.len()`.
 ///
 /// # Safety
 /// The CPU must support `V`.
