@@ -269,6 +269,8 @@ impl Walker {
                     decode_span(bytes, pos, pos.saturating_add(span), self.text_between())
                 }
                 Mode::Ascii(span) => skip_to_text(bytes, pos, pos.saturating_add(span)),
+                // (Not reached: the walk leaves `Near` for windows before it loops, and
+                // returns at the error that chooses it. Windows serve it as well.)
                 Mode::Near => {
                     self.mode = Mode::Kernel(FIRST_WINDOW);
                     continue;
