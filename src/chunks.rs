@@ -27,9 +27,10 @@
 //!   dense errors are found by `first_invalid` straight from the end of the last one
 //!   ([`Mode::Near`]), without a scalar span: in text with non-ASCII characters between
 //!   the errors (Cyrillic or Czech text, HTML in French) that made one error per ~64
-//!   bytes 1.1 to 1.5 times faster; on mostly-ASCII text the spans stay, as the decoder
-//!   skips ASCII faster than a kernel call costs. After an isolated error it skips at
-//!   most [`SPARSE_SPAN`] bytes of ASCII and decodes one character that way.
+//!   bytes up to 1.7 times faster (`docs/design.md`); on mostly-ASCII text the spans
+//!   stay, as the decoder skips ASCII faster than a kernel call costs. After an isolated
+//!   error it skips at most [`SPARSE_SPAN`] bytes of ASCII and decodes one character that
+//!   way.
 //! * **Clean stretches after an error**: then the kernel runs on *windows* that start at
 //!   [`FIRST_WINDOW`] bytes and grow [`GROWTH`]-fold while they stay clean, up to the rest
 //!   of the input; windows up to [`NEAR_WINDOW`] bytes with `first_invalid`, which stops

@@ -243,16 +243,18 @@ mod tests {
     }
 
     /// Every byte pair, and every triple of byte classes, at each offset around the
-    /// registers' boundaries (16 and 32 bytes) and at the end of the input, after ASCII
-    /// and after 3-byte characters.
+    /// registers' boundaries (16 and 32 bytes), the first two 64-byte blocks' ends (the
+    /// search goes a block at a time, then a register at a time after the last whole
+    /// block) and at the end of the input, after ASCII and after 3-byte characters.
     #[test]
     fn first_invalid_agrees_with_std() {
         let offsets = [
-            0, 1, 2, 13, 14, 15, 16, 17, 29, 30, 31, 32, 33, 34, 47, 48, 62, 63, 64,
+            0, 1, 2, 13, 14, 15, 16, 17, 29, 30, 31, 32, 33, 34, 47, 48, 62, 63, 64, 95, 96, 97,
+            126, 127, 128, 129, 130,
         ];
         let fillers: [&[u8]; 2] = [b"a", "€".as_bytes()];
         for filler in fillers {
-            let mut base = [0; 96];
+            let mut base = [0; 160];
             for (byte, fill) in base.iter_mut().zip(filler.iter().cycle()) {
                 *byte = *fill;
             }

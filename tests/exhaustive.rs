@@ -419,8 +419,8 @@ enum Region {
     FirstWindow,
     /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after
     /// windows set up as for this way. Whether those windows found sparse text (`Ascii`,
-    /// `Sparse`, `Pattern`, `Regular`) or not decides how these blocks are checked with 32-byte
-    /// registers (by mask, or skipped up to the first non-ASCII pair of blocks and
+    /// `Sparse`, `Pattern`, `Regular`) or not decides how these blocks are checked with
+    /// 32-byte registers (by mask, or skipped up to the first non-ASCII pair of blocks and
     /// checked from there); with 16-byte ones always by mask. `None`: no window, an input
     /// under one window plus a register (with 32-byte registers, ASCII blocks skipped up
     /// to the first that is not and every register checked from there; with 16-byte ones,

@@ -85,7 +85,8 @@ unsafe fn first_error_byte<V: Vector>(bytes: &[u8]) -> Option<usize> {
         if len >= BLOCK {
             // A block of registers at a time, with one branch: where errors are a few
             // dozen bytes apart, a branch per register is mispredicted at about every
-            // other error.
+            // other error. (Each block ends by `len`; its registers after the first, and
+            // the three bytes before each, start at `BYTES - 3` or later.)
             let at = first_in_block(&k, ptr, 0, first);
             if at < BLOCK {
                 return Some(at);
