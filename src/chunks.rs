@@ -54,6 +54,8 @@ use core::iter::FusedIterator;
 use core::ops::ControlFlow;
 
 use crate::error::ErrorKind;
+use crate::generic::BLOCK;
+use crate::kernel::{BlockErrors, BLOCK_READ};
 use crate::scalar::{self, RawError};
 use crate::{dispatch, scalar::is_continuation};
 
@@ -66,13 +68,9 @@ use crate::{dispatch, scalar::is_continuation};
 /// its spans hand over to the kernel after two of them.)
 const DENSE_GAP: usize = 256;
 
-/// Errors closer together than this on average are noise (random bytes, binary data):
-/// the scalar spans then never hand over to the kernel (see [`Walker::text_between`]).
-const NOISE_GAP: usize = 16;
-
-/// After a dense error, how many clean bytes the scalar decoder checks before the kernel
-/// takes over again.
-const DENSE_SPAN: usize = 256;
+/// Where errors are dense, how many blocks in a row without an error hand over to the
+/// kernel's windows (which check clean text several times faster than the block split).
+const CLEAN_BLOCKS: usize = 4;
 
 /// After an isolated error, how many bytes of ASCII are skipped at most before the
 /// decoder decodes one character and the kernel takes over (errors come in small
@@ -93,18 +91,48 @@ const GROWTH: usize = 4;
 /// How the walk goes on at the next byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Mode {
-    /// Right after an invalid sequence where errors are dense: the scalar decoder, for
-    /// this many bytes or until text worth the kernel shows (see [`decode_span`]), and
-    /// again after each error it finds.
-    Scalar(usize),
+    /// Dense errors: the invalid sequences of a block of 64 bytes at a time, all at once
+    /// ([`Blocks`]).
+    Blocks,
     /// After an isolated error: ASCII skipped a word at a time for up to this many bytes,
     /// and the first other sequence decoded; then the kernel.
     Ascii(usize),
     /// The kernel, on a window of this many bytes (`usize::MAX`: the rest of the input).
     Kernel(usize),
-    /// Dense errors in text ([`Walker::text`]): `first_invalid` from the end of the last
-    /// error, over up to [`NEAR_WINDOW`] bytes, then windows.
-    Near,
+}
+
+/// The block that [`Mode::Blocks`] walks: its invalid sequences, and where the next bytes
+/// to walk start in it.
+#[derive(Copy, Clone, Debug)]
+struct Blocks {
+    errors: BlockErrors,
+    /// Where the bytes of the next call start in the block (up to 3 bytes past its end,
+    /// after an invalid sequence that the block's end cut).
+    at: usize,
+    /// The block reaches the end of the bytes.
+    last: bool,
+    /// Blocks in a row without an error.
+    clean: usize,
+    /// The address and length of the bytes that the next call must get for the block to
+    /// still describe them (the rest after the error returned last); other bytes start
+    /// a new block.
+    next: (usize, usize),
+}
+
+impl Blocks {
+    /// Describes no bytes.
+    const NONE: Blocks = Blocks {
+        errors: BlockErrors {
+            starts: 0,
+            two: 0,
+            three: 0,
+            carry: 0,
+        },
+        at: 0,
+        last: false,
+        clean: 0,
+        next: (0, usize::MAX),
+    };
 }
 
 /// Where [`Walker::first_error`] split some bytes: the valid text before the first invalid
@@ -152,10 +180,8 @@ pub(crate) struct Walker {
     /// half), so that a cluster of errors a few bytes apart (one damaged character, which
     /// often leaves a stray continuation byte behind) does not make sparse errors dense.
     gap: usize,
-    /// The last scalar span stopped at text worth the kernel (non-ASCII characters
-    /// between the errors) rather than at an error: while errors stay dense, the kernel
-    /// then finds each one directly ([`Mode::Near`]).
-    text: bool,
+    /// The block of [`Mode::Blocks`].
+    blocks: Blocks,
 }
 
 impl Default for Walker {
@@ -163,7 +189,7 @@ impl Default for Walker {
         Walker {
             mode: Mode::Kernel(usize::MAX),
             gap: 4 * DENSE_GAP,
-            text: false,
+            blocks: Blocks::NONE,
         }
     }
 }
@@ -176,20 +202,15 @@ impl Walker {
         self.gap = self.gap / 2 + gap.min(usize::MAX / 2) / 2;
         self.mode = if self.gap >= DENSE_GAP {
             Mode::Ascii(SPARSE_SPAN)
-        } else if self.text && self.text_between() {
-            Mode::Near
         } else {
-            Mode::Scalar(DENSE_SPAN)
+            Mode::Blocks
         };
     }
 
-    /// Is there text between the errors, which the scalar spans should hand over to the
-    /// kernel? Not where errors come a few bytes apart (binary noise, random bytes): a
-    /// valid character there is most often a coincidence, with the next error right
-    /// after it, and a kernel call would cost more than decoding up to it.
-    #[inline(always)]
-    fn text_between(&self) -> bool {
-        self.gap >= NOISE_GAP
+    /// Forgets the block of [`Mode::Blocks`]: for callers whose bytes may change between
+    /// calls at the same address (a reader's buffer).
+    pub(crate) fn forget_block(&mut self) {
+        self.blocks = Blocks::NONE;
     }
 
     /// The first invalid sequence of `bytes`, which starts at a character boundary of the
@@ -203,44 +224,8 @@ impl Walker {
                 Ok(()) => None,
                 Err(checkpoint) => self.locate(bytes, checkpoint),
             },
-            // Dense errors: most often the next one is within the span, found here
-            // without the walk's loop.
-            Mode::Scalar(span) => match decode_span(bytes, 0, span, self.text_between()) {
-                Err(found) => {
-                    self.text = false;
-                    self.after_error(found.0);
-                    Some(found)
-                }
-                Ok(stop) if stop >= bytes.len() => None,
-                Ok(stop) => {
-                    self.text = stop < span;
-                    self.mode = Mode::Kernel(FIRST_WINDOW);
-                    self.walk(bytes, stop)
-                }
-            },
+            Mode::Blocks => self.blocks(bytes),
             Mode::Ascii(_) => self.walk(bytes, 0),
-            // Dense errors in text: the kernel from here, most often finding the next error
-            // in its first few registers.
-            Mode::Near => {
-                let end = bytes.len().min(NEAR_WINDOW);
-                match dispatch::first_invalid(&bytes[..end]) {
-                    // A character cut by the end of the bytes searched: decode it again.
-                    Some((at, None)) if end < bytes.len() => {
-                        self.mode = Mode::Kernel(NEAR_WINDOW * GROWTH);
-                        self.walk(bytes, at)
-                    }
-                    Some(found) => {
-                        self.after_error(found.0);
-                        Some(found)
-                    }
-                    None if end == bytes.len() => None,
-                    // Errors thinned out: windows from here.
-                    None => {
-                        self.mode = Mode::Kernel(NEAR_WINDOW * GROWTH);
-                        self.walk(bytes, end)
-                    }
-                }
-            }
             // Errors a few dozen to a few hundred bytes apart: the next one is most often
             // in the first window, found here without the walk's loop.
             Mode::Kernel(window) => match self.window(bytes, 0, window) {
@@ -259,20 +244,86 @@ impl Walker {
         Some(found)
     }
 
-    /// [`first_error`](Walker::first_error) in scalar spans and kernel windows, from
-    /// `pos`, a character boundary.
+    /// The first error of `bytes` in [`Mode::Blocks`]: the next invalid sequence of the
+    /// current block if it has one (no kernel call), else of the blocks after it, until
+    /// [`CLEAN_BLOCKS`] in a row have none and the kernel's windows take over.
+    #[inline]
+    fn blocks(&mut self, bytes: &[u8]) -> Option<RawError> {
+        let len = bytes.len();
+        let blocks = &mut self.blocks;
+        // The current block starts `at` bytes before `bytes[origin]`.
+        let (mut origin, mut at) = (0, blocks.at);
+        if (bytes.as_ptr() as usize, len) != blocks.next {
+            // Other bytes (the first dense error of a walk): a block from their start, a
+            // character boundary.
+            block_errors_at(bytes, 0, 0, &mut blocks.errors);
+            (blocks.last, blocks.clean, at) = (len <= BLOCK, 0, 0);
+        }
+        loop {
+            let pending = if at < BLOCK {
+                blocks.errors.starts & u64::MAX << at
+            } else {
+                0
+            };
+            if pending != 0 {
+                let first = pending.trailing_zeros();
+                let invalid = blocks.errors.len_at(first);
+                let start = origin + first as usize - at;
+                let end = start + invalid;
+                blocks.at = first as usize + invalid;
+                blocks.clean = 0;
+                blocks.next = (bytes.as_ptr() as usize + end, len - end);
+                // A lead byte whose sequence the end of the bytes cut is unfinished (the
+                // block read a zero there).
+                let error_len = if end == len && matches!(bytes[start], 0xC2..=0xF4) {
+                    None
+                } else {
+                    Some(invalid as u8)
+                };
+                self.after_error(start);
+                return Some((start, error_len));
+            }
+            if blocks.last {
+                *blocks = Blocks::NONE;
+                return None;
+            }
+            // The next block continues this one; after an invalid sequence that this one's
+            // end cut, a new one starts where the bytes start, right after it.
+            let (next, carry) = if at <= BLOCK {
+                (origin + BLOCK - at, blocks.errors.carry)
+            } else {
+                (origin, 0)
+            };
+            blocks.clean += 1;
+            if blocks.clean > CLEAN_BLOCKS {
+                // Errors thinned out: windows from the end of the last character of the
+                // block (complete, as the block has no error).
+                *blocks = Blocks::NONE;
+                self.mode = Mode::Kernel(FIRST_WINDOW);
+                let pos = next + carry.trailing_ones() as usize;
+                return if pos >= len {
+                    None
+                } else {
+                    self.walk(bytes, pos)
+                };
+            }
+            block_errors_at(bytes, next, carry, &mut blocks.errors);
+            blocks.last = next + BLOCK >= len;
+            (origin, at) = (next, 0);
+        }
+    }
+
+    /// [`first_error`](Walker::first_error) in ASCII spans and kernel windows, from `pos`,
+    /// a character boundary.
     #[inline(never)]
     fn walk(&mut self, bytes: &[u8], mut pos: usize) -> Option<RawError> {
         let len = bytes.len();
         loop {
             let span = match self.mode {
-                Mode::Scalar(span) => {
-                    decode_span(bytes, pos, pos.saturating_add(span), self.text_between())
-                }
                 Mode::Ascii(span) => skip_to_text(bytes, pos, pos.saturating_add(span)),
-                // (Not reached: the walk leaves `Near` for windows before it loops, and
-                // returns at the error that chooses it. Windows serve it as well.)
-                Mode::Near => {
+                // (Not reached: the walk returns at the error that chooses `Blocks`, and
+                // `blocks` leaves it before it calls the walk. Windows serve it as well.)
+                Mode::Blocks => {
                     self.mode = Mode::Kernel(FIRST_WINDOW);
                     continue;
                 }
@@ -286,16 +337,12 @@ impl Walker {
             };
             match span {
                 Err(found) => {
-                    self.text = false;
                     self.after_error(found.0);
                     return Some(found);
                 }
                 Ok(stop) if stop >= len => return None,
                 // A clean span: the kernel from here.
                 Ok(stop) => {
-                    if let Mode::Scalar(span) = self.mode {
-                        self.text = stop < pos.saturating_add(span);
-                    }
                     pos = stop;
                     self.mode = Mode::Kernel(FIRST_WINDOW);
                 }
@@ -349,37 +396,19 @@ fn locate(bytes: &[u8], checkpoint: usize) -> Option<RawError> {
     dispatch::first_invalid(&bytes[start..]).map(|(at, error_len)| (start + at, error_len))
 }
 
-/// Decodes `bytes` from `pos`, a character boundary, with the scalar decoder until at
-/// least `end`: a loop over single bytes, as short ASCII runs between dense errors need,
-/// that skips longer runs a word at a time. If `hand_over`, it stops early after the
-/// second valid non-ASCII character, or after the first if another follows it: where the
-/// text has more (Czech or Polish prose, text in a non-Latin script), the kernel checks
-/// it much faster than decoding it a character at a time. Returns the character boundary where
-/// it stopped (the end of `bytes`, at or after `end`, or early), or the first error.
-#[inline(always)]
-fn decode_span(
-    bytes: &[u8],
-    mut pos: usize,
-    end: usize,
-    hand_over: bool,
-) -> Result<usize, RawError> {
-    let end = end.min(bytes.len());
-    let mut decoded = 0;
-    while pos < end {
-        if bytes[pos] < 0x80 {
-            pos += 1;
-            if pos < end && bytes[pos] < 0x80 {
-                pos = scalar::skip_ascii(bytes, pos + 1);
-            }
-        } else {
-            pos += scalar::sequence(bytes, pos)?;
-            decoded += 1;
-            if hand_over && (decoded == 2 || (pos < end && bytes[pos] >= 0x80)) {
-                break;
-            }
+/// The invalid sequences of the block at `bytes[pos..]` (see
+/// [`crate::kernel::BlockErrorsFn`]); zeros stand for the bytes after the end.
+#[inline]
+fn block_errors_at(bytes: &[u8], pos: usize, carry: u64, out: &mut BlockErrors) {
+    match bytes.get(pos..pos + BLOCK_READ) {
+        Some(read) => dispatch::block_errors(read.try_into().unwrap(), carry, out),
+        None => {
+            let mut padded = [0; BLOCK_READ];
+            let rest = &bytes[pos..];
+            padded[..rest.len()].copy_from_slice(rest);
+            dispatch::block_errors(&padded, carry, out);
         }
     }
-    Ok(pos)
 }
 
 /// Skips ASCII from `pos`, a character boundary, up to `end` a word at a time, and

@@ -11,6 +11,7 @@
 //! protocol tokens) are answered before any of that, by word loads inlined at the call
 //! site: for them the call itself would cost more than the check.
 
+use crate::kernel::{BlockErrors, BLOCK_READ};
 use crate::scalar::RawError;
 
 /// The longest input that [`validate`] tests for ASCII inline, before calling a kernel.
@@ -64,6 +65,14 @@ cfg_if::cfg_if! {
             // SAFETY: the crate is compiled with `target_feature = "avx2"`.
             unsafe { crate::arch::avx2::first_invalid(bytes) }
         }
+
+        /// The invalid sequences of a block (see [`crate::kernel::BlockErrorsFn`]), with the
+        /// AVX2 kernel, which the compile-time target guarantees.
+        #[inline]
+        pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+            // SAFETY: the crate is compiled with `target_feature = "avx2"`.
+            unsafe { crate::arch::avx2::block_errors(bytes, carry, out) }
+        }
     } else if #[cfg(all(
         target_arch = "aarch64",
         target_endian = "little",
@@ -83,6 +92,14 @@ cfg_if::cfg_if! {
             // SAFETY: the crate is compiled with `target_feature = "neon"`.
             unsafe { crate::arch::neon::first_invalid(bytes) }
         }
+
+        /// The invalid sequences of a block (see [`crate::kernel::BlockErrorsFn`]), with the
+        /// NEON kernel, which the compile-time target guarantees.
+        #[inline]
+        pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+            // SAFETY: the crate is compiled with `target_feature = "neon"`.
+            unsafe { crate::arch::neon::block_errors(bytes, carry, out) }
+        }
     } else if #[cfg(any(
         target_arch = "x86",
         target_arch = "x86_64",
@@ -90,7 +107,7 @@ cfg_if::cfg_if! {
     ))] {
         use core::sync::atomic::{AtomicPtr, Ordering};
 
-        use crate::kernel::{EntryPoints, FirstErrorFn, ValidateFn};
+        use crate::kernel::{BlockErrorsFn, EntryPoints, FirstErrorFn, ValidateFn};
 
         /// The chosen kernel's `validate`, or `detect_and_validate` before the first call.
         /// Only ever holds a `ValidateFn` that this CPU supports.
@@ -99,6 +116,10 @@ cfg_if::cfg_if! {
         /// The chosen kernel's `first_invalid`, or `detect_and_find` before the first
         /// call. Only ever holds a `FirstErrorFn` that this CPU supports.
         static FIRST_INVALID: AtomicPtr<()> = AtomicPtr::new(detect_and_find as *mut ());
+
+        /// The chosen kernel's `block_errors`, or `detect_and_split` before the first
+        /// call. Only ever holds a `BlockErrorsFn` that this CPU supports.
+        static BLOCK_ERRORS: AtomicPtr<()> = AtomicPtr::new(detect_and_split as *mut ());
 
         /// Runs the fastest kernel this CPU supports.
         #[inline]
@@ -123,6 +144,18 @@ cfg_if::cfg_if! {
             unsafe { find(bytes) }
         }
 
+        /// The invalid sequences of a block (see [`crate::kernel::BlockErrorsFn`]), with
+        /// the fastest kernel this CPU supports.
+        #[inline]
+        pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+            let chosen = BLOCK_ERRORS.load(Ordering::Relaxed);
+            // SAFETY: `BLOCK_ERRORS` only holds `BlockErrorsFn`s (see its documentation),
+            // and a function pointer round-trips through `*mut ()`.
+            let split = unsafe { core::mem::transmute::<*mut (), BlockErrorsFn>(chosen) };
+            // SAFETY: every function stored in `BLOCK_ERRORS` is supported by this CPU.
+            unsafe { split(bytes, carry, out) }
+        }
+
         /// Chooses the kernel and remembers its entry points. Threads that race here
         /// choose the same kernel.
         fn detect() -> EntryPoints {
@@ -131,6 +164,7 @@ cfg_if::cfg_if! {
                 .unwrap_or(EntryPoints::SCALAR);
             VALIDATE.store(chosen.validate as *mut (), Ordering::Relaxed);
             FIRST_INVALID.store(chosen.first_invalid as *mut (), Ordering::Relaxed);
+            BLOCK_ERRORS.store(chosen.block_errors as *mut (), Ordering::Relaxed);
             chosen
         }
 
@@ -151,6 +185,15 @@ cfg_if::cfg_if! {
             // SAFETY: `entry_points` returns only kernels this CPU supports.
             unsafe { (detect().first_invalid)(bytes) }
         }
+
+        /// The first call of `block_errors`: choose the kernel, run it.
+        ///
+        /// # Safety
+        /// None needed: it is `unsafe` only to have the type of a `BlockErrorsFn`.
+        unsafe fn detect_and_split(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+            // SAFETY: `entry_points` returns only kernels this CPU supports.
+            unsafe { (detect().block_errors)(bytes, carry, out) }
+        }
     } else {
         /// Runs the scalar kernel: this target has no SIMD kernel.
         #[inline]
@@ -162,6 +205,12 @@ cfg_if::cfg_if! {
         #[inline]
         pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
             crate::scalar::first_invalid(bytes)
+        }
+
+        /// The invalid sequences of a block: the scalar kernel's answer.
+        #[inline]
+        pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+            crate::scalar::block_errors(bytes, carry, out)
         }
     }
 }

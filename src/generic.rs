@@ -83,7 +83,9 @@
 
 use crate::tables;
 
+mod block_errors;
 mod first_error;
+pub(crate) use block_errors::block_errors;
 pub(crate) use first_error::first_invalid;
 
 /// The unit of the main loop, in bytes.
@@ -134,6 +136,8 @@ pub(crate) trait Vector: Copy {
     unsafe fn is_zero(self) -> bool;
     /// The index of the first byte that is not zero, `BYTES` if every byte is.
     unsafe fn first_nonzero(self) -> usize;
+    /// Bit `i` set where byte `i` is not zero (the low `BYTES` bits).
+    unsafe fn nonzero_bits(self) -> u64;
 }
 
 /// The constants of [`check`], splatted once per call (the compiler keeps them in
@@ -191,10 +195,7 @@ unsafe fn check<V: Vector>(k: &Constants<V>, cur: V, prev1: V, prev2: V, prev3: 
     // SAFETY: the caller's CPU supports `V` (trait contract); no memory
     // is accessed.
     unsafe {
-        let by_prev_high = k.prev_high_nibble.lookup(prev1.high_nibbles());
-        let by_prev_low = k.prev_low_nibble.lookup(prev1.and(k.low_nibble_mask));
-        let by_cur_high = k.cur_high_nibble.lookup(cur.high_nibbles());
-        let pair_errors = by_prev_high.and(by_prev_low).and(by_cur_high);
+        let pair_errors = pair_errors(k, cur, prev1);
         // 0x80 where a 3- or 4-byte lead stands two or three back: this byte must be a
         // continuation byte that follows another one, which is exactly when the pair
         // check flagged TWO_CONTINUATIONS. Anywhere else, that flag is an error.
@@ -204,6 +205,19 @@ unsafe fn check<V: Vector>(k: &Constants<V>, cur: V, prev1: V, prev2: V, prev3: 
         // of two averages into 16-bit arithmetic instead of two `pavgb`.)
         let must_be_continuation = third.max(fourth).and(k.two_continuations);
         must_be_continuation.xor(pair_errors)
+    }
+}
+
+/// The errors that each byte of `cur` shows with the byte before it (`prev1`): the three
+/// table lookups, one bit per kind of error (`tables.rs`).
+#[inline(always)]
+unsafe fn pair_errors<V: Vector>(k: &Constants<V>, cur: V, prev1: V) -> V {
+    // SAFETY: the caller's CPU supports `V` (trait contract); no memory is accessed.
+    unsafe {
+        let by_prev_high = k.prev_high_nibble.lookup(prev1.high_nibbles());
+        let by_prev_low = k.prev_low_nibble.lookup(prev1.and(k.low_nibble_mask));
+        let by_cur_high = k.cur_high_nibble.lookup(cur.high_nibbles());
+        by_prev_high.and(by_prev_low).and(by_cur_high)
     }
 }
 

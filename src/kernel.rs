@@ -27,11 +27,52 @@ pub(crate) type ValidateFn = unsafe fn(&[u8]) -> Result<(), usize>;
 /// The CPU must support the kernel's instruction set.
 pub(crate) type FirstErrorFn = unsafe fn(&[u8]) -> Option<RawError>;
 
+/// How many bytes a [`BlockErrorsFn`] reads: a block of 64 and the 3 after it, into which
+/// a sequence that starts in the block may reach.
+pub(crate) const BLOCK_READ: usize = crate::generic::BLOCK + 3;
+
+/// A kernel's third entry point, for walking dense errors (see `src/chunks.rs`): every
+/// invalid sequence that starts in the block `bytes[..64]`, exactly as std's decoder
+/// splits the bytes into characters and invalid sequences (each the maximal subpart that
+/// `Utf8Error::error_len` describes), with no branch per error.
+///
+/// `carry` is the previous block's [`BlockErrors::carry`] when the block continues it (the
+/// first bytes of this block that a sequence started there takes), or 0 when the block
+/// starts at a character boundary. A zero byte stands for the end of the input: a sequence
+/// cut by it is invalid here, and the caller decides whether it is unfinished.
+///
+/// # Safety
+/// The CPU must support the kernel's instruction set.
+pub(crate) type BlockErrorsFn = unsafe fn(&[u8; BLOCK_READ], u64, &mut BlockErrors);
+
+/// The invalid sequences of a block (see [`BlockErrorsFn`]), bit `i` for byte `i`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BlockErrors {
+    /// Where an invalid sequence starts.
+    pub(crate) starts: u64,
+    /// Of `starts`, those of 2 or 3 bytes (a lead byte and the second byte it accepts).
+    pub(crate) two: u64,
+    /// Of `two`, those of 3 bytes (and the third byte).
+    pub(crate) three: u64,
+    /// The bytes after the block taken by a sequence that starts in it: bits `0..j` for
+    /// the first `j` bytes after it (at most 3).
+    pub(crate) carry: u64,
+}
+
+impl BlockErrors {
+    /// The length of the invalid sequence at byte `i`, one of [`starts`](Self::starts).
+    #[inline(always)]
+    pub(crate) fn len_at(&self, i: u32) -> usize {
+        1 + (self.two >> i & 1) as usize + (self.three >> i & 1) as usize
+    }
+}
+
 /// A kernel's entry points.
 #[derive(Copy, Clone)]
 pub(crate) struct EntryPoints {
     pub(crate) validate: ValidateFn,
     pub(crate) first_invalid: FirstErrorFn,
+    pub(crate) block_errors: BlockErrorsFn,
 }
 
 impl EntryPoints {
@@ -39,6 +80,7 @@ impl EntryPoints {
     pub(crate) const SCALAR: EntryPoints = EntryPoints {
         validate: scalar::validate,
         first_invalid: scalar::first_invalid,
+        block_errors: scalar::block_errors,
     };
 }
 
@@ -147,6 +189,7 @@ impl Kernel {
                 EntryPoints {
                     validate: crate::arch::$kernel::validate,
                     first_invalid: crate::arch::$kernel::first_invalid,
+                    block_errors: crate::arch::$kernel::block_errors,
                 }
             };
         }
@@ -217,6 +260,7 @@ impl FromStr for Kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generic::BLOCK;
 
     /// Bytes of every class the check tells apart: ASCII, continuation bytes of each
     /// range that a lead restricts, and leads of every kind, valid or not.
@@ -239,6 +283,106 @@ mod tests {
                 found, expected,
                 "{kernel}: {found:?}, std's error {expected:?}: {bytes:02X?}"
             );
+        }
+    }
+
+    /// The invalid sequences of the block `bytes[..64]` from std's chunks of the bytes
+    /// from `start` on (the first `start` bytes are taken by a sequence before the block).
+    fn std_block_errors(bytes: &[u8; BLOCK_READ], start: usize) -> BlockErrors {
+        let mut expected = BlockErrors::default();
+        let mut pos = start;
+        let mut step = |pos: &mut usize, len: usize, invalid: bool| {
+            if *pos < BLOCK {
+                if invalid {
+                    expected.starts |= 1 << *pos;
+                    expected.two |= u64::from(len >= 2) << *pos;
+                    expected.three |= u64::from(len >= 3) << *pos;
+                }
+                if *pos + len > BLOCK {
+                    expected.carry = (1 << (*pos + len - BLOCK)) - 1;
+                }
+            }
+            *pos += len;
+        };
+        for chunk in bytes[start..].utf8_chunks() {
+            for c in chunk.valid().chars() {
+                step(&mut pos, c.len_utf8(), false);
+            }
+            if !chunk.invalid().is_empty() {
+                step(&mut pos, chunk.invalid().len(), true);
+            }
+        }
+        expected
+    }
+
+    /// Checks every kernel's `block_errors` on `bytes` against std, with no carry and, if
+    /// the block starts with continuation bytes, with them taken by a sequence before it.
+    fn check_block_errors(bytes: &[u8; BLOCK_READ]) {
+        for taken in 0..=3 {
+            if !bytes[..taken].iter().all(|&b| scalar::is_continuation(b)) {
+                break;
+            }
+            let expected = std_block_errors(bytes, taken);
+            for kernel in Kernel::available() {
+                let split = kernel.entry_points().unwrap().block_errors;
+                let mut found = BlockErrors::default();
+                // SAFETY: `available` lists only kernels this CPU supports.
+                unsafe { split(bytes, (1 << taken) - 1, &mut found) };
+                assert_eq!(
+                    found, expected,
+                    "{kernel}, {taken} taken: {found:x?}, std's {expected:x?}: {bytes:02X?}"
+                );
+            }
+        }
+    }
+
+    /// Every byte pair, and every triple of byte classes, at each offset around the
+    /// registers' boundaries (16 and 32 bytes) and the block's end (and in the 3 bytes
+    /// after it), after ASCII and after 3-byte characters; and blocks of random classes.
+    #[test]
+    fn block_errors_agree_with_std() {
+        let offsets = [
+            0, 1, 2, 3, 14, 15, 16, 17, 30, 31, 32, 33, 46, 47, 48, 49, 60, 61, 62, 63, 64, 65, 66,
+        ];
+        let fillers: [&[u8]; 2] = [b"a", "\u{20AC}".as_bytes()];
+        for filler in fillers {
+            let mut base = [0; BLOCK_READ];
+            for (byte, fill) in base.iter_mut().zip(filler.iter().cycle()) {
+                *byte = *fill;
+            }
+            let place = |sequence: &[u8]| {
+                for offset in offsets {
+                    let mut bytes = base;
+                    let end = (offset + sequence.len()).min(BLOCK_READ);
+                    bytes[offset..end].copy_from_slice(&sequence[..end - offset]);
+                    check_block_errors(&bytes);
+                }
+            };
+            for a in 0..=255u8 {
+                place(&[a]);
+                for b in 0..=255u8 {
+                    place(&[a, b]);
+                }
+            }
+            for a in CLASSES {
+                for b in CLASSES {
+                    for c in CLASSES {
+                        place(&[a, b, c]);
+                    }
+                }
+            }
+        }
+        // Dense errors of every kind: blocks of bytes drawn from the classes.
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        for _ in 0..100_000 {
+            let mut bytes = [0; BLOCK_READ];
+            for byte in &mut bytes {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *byte = CLASSES[(state % CLASSES.len() as u64) as usize];
+            }
+            check_block_errors(&bytes);
         }
     }
 

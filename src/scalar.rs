@@ -11,6 +11,8 @@
 //! every kernel reports exactly what std reports.
 
 use crate::error::Utf8Error;
+use crate::generic::BLOCK;
+use crate::kernel::{BlockErrors, BLOCK_READ};
 
 /// Where the first invalid sequence starts and its `error_len` (`None`: truncated).
 pub(crate) type RawError = (usize, Option<u8>);
@@ -53,6 +55,33 @@ pub(crate) fn invalid_at(bytes: &[u8], at: usize) -> Option<RawError> {
         };
     }
     None
+}
+
+/// The scalar kernel's [`crate::kernel::BlockErrorsFn`]: the block decoded a character at
+/// a time from the first byte that `carry` does not take, each invalid sequence marked.
+pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+    let mut errors = BlockErrors::default();
+    let mut i = carry.trailing_ones() as usize;
+    while i < BLOCK {
+        if bytes[i] < 0x80 {
+            i = skip_ascii(&bytes[..BLOCK], i + 1);
+            continue;
+        }
+        i += match sequence(bytes, i) {
+            Ok(len) => len,
+            // (A sequence that starts in the block ends within the 3 bytes after it: never
+            // cut by the end of `bytes`.)
+            Err((_, error_len)) => {
+                let len = error_len.map_or(1, usize::from);
+                errors.starts |= 1 << i;
+                errors.two |= u64::from(len >= 2) << i;
+                errors.three |= u64::from(len >= 3) << i;
+                len
+            }
+        };
+    }
+    errors.carry = (1 << (i - BLOCK)) - 1;
+    *out = errors;
 }
 
 /// Turns a kernel's answer into the exact, std-compatible result.

@@ -6,6 +6,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::generic::{self, read_partial_words, Vector};
+use crate::kernel::{BlockErrors, BLOCK_READ};
 use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
@@ -149,6 +150,14 @@ impl Vector for Avx2 {
         // Bit `i` for byte `i`; with no nonzero byte, 32 trailing zeros.
         (!zeros as u32).trailing_zeros() as usize
     }
+
+    #[inline(always)]
+    unsafe fn nonzero_bits(self) -> u64 {
+        // SAFETY: AVX2 is supported (trait contract).
+        let zeros =
+            unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi8(self.0, _mm256_setzero_si256())) };
+        u64::from(!zeros as u32)
+    }
 }
 
 /// The high lane of `prev` and the low lane of `cur`: `_mm256_alignr_epi8` works within
@@ -178,4 +187,15 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 pub(crate) unsafe fn first_invalid(bytes: &[u8]) -> Option<RawError> {
     // SAFETY: AVX2 is supported (this function's contract).
     unsafe { generic::first_invalid::<Avx2>(bytes) }
+}
+
+/// The invalid sequences of a block, found with AVX2 (see
+/// [`crate::kernel::BlockErrorsFn`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+    // SAFETY: AVX2 is supported (this function's contract).
+    unsafe { generic::block_errors::<Avx2>(bytes, carry, out) }
 }

@@ -4,6 +4,7 @@
 use core::arch::aarch64::*;
 
 use crate::generic::{self, read_partial_words, Vector};
+use crate::kernel::{BlockErrors, BLOCK_READ};
 use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
@@ -131,6 +132,18 @@ impl Vector for Neon {
         // With no nonzero byte, 64 trailing zeros: 16.
         nibbles.trailing_zeros() as usize / 4
     }
+
+    #[inline(always)]
+    unsafe fn nonzero_bits(self) -> u64 {
+        // Each nonzero byte keeps its own bit of its half's byte (1, 2, 4, ... 128); the
+        // sum of each half is then its 8 bits.
+        const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+        // SAFETY: NEON is supported (trait contract); the load reads `WEIGHTS`.
+        unsafe {
+            let bits = vandq_u8(vtstq_u8(self.0, self.0), vld1q_u8(WEIGHTS.as_ptr()));
+            u64::from(vaddv_u8(vget_low_u8(bits))) | u64::from(vaddv_u8(vget_high_u8(bits))) << 8
+        }
+    }
 }
 
 /// Validates `bytes` with NEON (see [`crate::kernel::ValidateFn`]).
@@ -152,4 +165,15 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 pub(crate) unsafe fn first_invalid(bytes: &[u8]) -> Option<RawError> {
     // SAFETY: NEON is supported (this function's contract).
     unsafe { generic::first_invalid::<Neon>(bytes) }
+}
+
+/// The invalid sequences of a block, found with NEON (see
+/// [`crate::kernel::BlockErrorsFn`]).
+///
+/// # Safety
+/// The CPU must support NEON.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+    // SAFETY: NEON is supported (this function's contract).
+    unsafe { generic::block_errors::<Neon>(bytes, carry, out) }
 }

@@ -7,6 +7,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::generic::{self, read_partial_words, Vector};
+use crate::kernel::{BlockErrors, BLOCK_READ};
 use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
@@ -137,6 +138,13 @@ impl Vector for Sse41 {
         // Bit `i` for byte `i` in the low 16 bits; bit 16 stops the count at 16.
         ((!zeros as u32 & 0xFFFF) | 1 << 16).trailing_zeros() as usize
     }
+
+    #[inline(always)]
+    unsafe fn nonzero_bits(self) -> u64 {
+        // SAFETY: SSE4.1 (and so SSE2) is supported (trait contract).
+        let zeros = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self.0, _mm_setzero_si128())) };
+        u64::from(!zeros as u32 & 0xFFFF)
+    }
 }
 
 /// Validates `bytes` with SSE4.1 (see [`crate::kernel::ValidateFn`]).
@@ -158,4 +166,15 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 pub(crate) unsafe fn first_invalid(bytes: &[u8]) -> Option<RawError> {
     // SAFETY: SSE4.1 is supported (this function's contract).
     unsafe { generic::first_invalid::<Sse41>(bytes) }
+}
+
+/// The invalid sequences of a block, found with SSE4.1 (see
+/// [`crate::kernel::BlockErrorsFn`]).
+///
+/// # Safety
+/// The CPU must support SSE4.1.
+#[target_feature(enable = "sse4.1")]
+pub(crate) unsafe fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+    // SAFETY: SSE4.1 is supported (this function's contract).
+    unsafe { generic::block_errors::<Sse41>(bytes, carry, out) }
 }

@@ -276,6 +276,8 @@ impl<R: Read> LossyReader<R> {
     fn hold(&mut self) {
         let held = self.raw_end - self.raw;
         debug_assert!(held <= 3 && !self.compact);
+        // The bytes in the buffer change: what the walker knows of them is stale.
+        self.walker.forget_block();
         self.buf.copy_within(self.raw..self.raw_end, SLACK);
         (self.pos, self.filled) = (0, 0);
         (self.raw, self.raw_end) = (SLACK, SLACK + held);
