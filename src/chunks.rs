@@ -68,9 +68,18 @@ use crate::{dispatch, scalar::is_continuation};
 /// its spans hand over to the kernel after two of them.)
 const DENSE_GAP: usize = 256;
 
-/// Where errors are dense, how many blocks in a row without an error hand over to the
+/// Errors closer together than this on average are split a block at a time
+/// ([`Mode::Blocks`]); between this and [`DENSE_GAP`], the cost of a block split per 64
+/// bytes is more than that of finding each error on its own.
+const BLOCKS_GAP: usize = 48;
+
+/// In [`Mode::Blocks`], how many blocks in a row without an error hand over to the
 /// kernel's windows (which check clean text several times faster than the block split).
-const CLEAN_BLOCKS: usize = 4;
+const CLEAN_BLOCKS: usize = 2;
+
+/// After a dense error, how many clean bytes the scalar decoder checks before the kernel
+/// takes over again.
+const DENSE_SPAN: usize = 256;
 
 /// After an isolated error, how many bytes of ASCII are skipped at most before the
 /// decoder decodes one character and the kernel takes over (errors come in small
@@ -91,14 +100,22 @@ const GROWTH: usize = 4;
 /// How the walk goes on at the next byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Mode {
-    /// Dense errors: the invalid sequences of a block of 64 bytes at a time, all at once
-    /// ([`Blocks`]).
+    /// Errors a few bytes to a few dozen bytes apart (binary noise, random bytes, text in
+    /// another encoding): the invalid sequences of a block of 64 bytes at a time, all at
+    /// once ([`Blocks`]).
     Blocks,
+    /// Right after an invalid sequence where errors are dense: the scalar decoder, for
+    /// this many bytes or until text worth the kernel shows (see [`decode_span`]), and
+    /// again after each error it finds.
+    Scalar(usize),
     /// After an isolated error: ASCII skipped a word at a time for up to this many bytes,
     /// and the first other sequence decoded; then the kernel.
     Ascii(usize),
     /// The kernel, on a window of this many bytes (`usize::MAX`: the rest of the input).
     Kernel(usize),
+    /// Dense errors in text ([`Walker::text`]): `first_invalid` from the end of the last
+    /// error, over up to [`NEAR_WINDOW`] bytes, then windows.
+    Near,
 }
 
 /// The block that [`Mode::Blocks`] walks: its invalid sequences, and where the next bytes
@@ -106,9 +123,10 @@ enum Mode {
 #[derive(Copy, Clone, Debug)]
 struct Blocks {
     errors: BlockErrors,
-    /// Where the bytes of the next call start in the block (up to 3 bytes past its end,
-    /// after an invalid sequence that the block's end cut).
-    at: usize,
+    /// The address of the block's first byte. (An address, not an offset from the bytes
+    /// of a call: the next block's is this plus 64, which the kernel can load before the
+    /// walk has found where the last error of this one ends.)
+    start: usize,
     /// The block reaches the end of the bytes.
     last: bool,
     /// Blocks in a row without an error.
@@ -128,7 +146,7 @@ impl Blocks {
             three: 0,
             carry: 0,
         },
-        at: 0,
+        start: 0,
         last: false,
         clean: 0,
         next: (0, usize::MAX),
@@ -180,6 +198,10 @@ pub(crate) struct Walker {
     /// half), so that a cluster of errors a few bytes apart (one damaged character, which
     /// often leaves a stray continuation byte behind) does not make sparse errors dense.
     gap: usize,
+    /// The last scalar span stopped at text worth the kernel (non-ASCII characters
+    /// between the errors) rather than at an error: while errors stay dense, the kernel
+    /// then finds each one directly ([`Mode::Near`]).
+    text: bool,
     /// The block of [`Mode::Blocks`].
     blocks: Blocks,
 }
@@ -189,6 +211,7 @@ impl Default for Walker {
         Walker {
             mode: Mode::Kernel(usize::MAX),
             gap: 4 * DENSE_GAP,
+            text: false,
             blocks: Blocks::NONE,
         }
     }
@@ -202,8 +225,12 @@ impl Walker {
         self.gap = self.gap / 2 + gap.min(usize::MAX / 2) / 2;
         self.mode = if self.gap >= DENSE_GAP {
             Mode::Ascii(SPARSE_SPAN)
-        } else {
+        } else if self.gap < BLOCKS_GAP {
             Mode::Blocks
+        } else if self.text {
+            Mode::Near
+        } else {
+            Mode::Scalar(DENSE_SPAN)
         };
     }
 
@@ -225,7 +252,44 @@ impl Walker {
                 Err(checkpoint) => self.locate(bytes, checkpoint),
             },
             Mode::Blocks => self.blocks(bytes),
+            // Dense errors: most often the next one is within the span, found here
+            // without the walk's loop.
+            Mode::Scalar(span) => match decode_span(bytes, 0, span) {
+                Err(found) => {
+                    self.text = false;
+                    self.after_error(found.0);
+                    Some(found)
+                }
+                Ok(stop) if stop >= bytes.len() => None,
+                Ok(stop) => {
+                    self.text = stop < span;
+                    self.mode = Mode::Kernel(FIRST_WINDOW);
+                    self.walk(bytes, stop)
+                }
+            },
             Mode::Ascii(_) => self.walk(bytes, 0),
+            // Dense errors in text: the kernel from here, most often finding the next error
+            // in its first few registers.
+            Mode::Near => {
+                let end = bytes.len().min(NEAR_WINDOW);
+                match dispatch::first_invalid(&bytes[..end]) {
+                    // A character cut by the end of the bytes searched: decode it again.
+                    Some((at, None)) if end < bytes.len() => {
+                        self.mode = Mode::Kernel(NEAR_WINDOW * GROWTH);
+                        self.walk(bytes, at)
+                    }
+                    Some(found) => {
+                        self.after_error(found.0);
+                        Some(found)
+                    }
+                    None if end == bytes.len() => None,
+                    // Errors thinned out: windows from here.
+                    None => {
+                        self.mode = Mode::Kernel(NEAR_WINDOW * GROWTH);
+                        self.walk(bytes, end)
+                    }
+                }
+            }
             // Errors a few dozen to a few hundred bytes apart: the next one is most often
             // in the first window, found here without the walk's loop.
             Mode::Kernel(window) => match self.window(bytes, 0, window) {
@@ -245,19 +309,59 @@ impl Walker {
     }
 
     /// The first error of `bytes` in [`Mode::Blocks`]: the next invalid sequence of the
-    /// current block if it has one (no kernel call), else of the blocks after it, until
-    /// [`CLEAN_BLOCKS`] in a row have none and the kernel's windows take over.
-    #[inline]
+    /// current block if it has one (no kernel call, inlined), else
+    /// [`next_blocks`](Walker::next_blocks).
+    #[inline(always)]
     fn blocks(&mut self, bytes: &[u8]) -> Option<RawError> {
+        let blocks = &self.blocks;
+        // Where `bytes` starts in the block.
+        let at = (bytes.as_ptr() as usize).wrapping_sub(blocks.start);
+        if (bytes.as_ptr() as usize, bytes.len()) == blocks.next && at < BLOCK {
+            let pending = blocks.errors.starts & u64::MAX << at;
+            if pending != 0 {
+                return Some(self.block_error(bytes, 0, at, pending));
+            }
+        }
+        self.next_blocks(bytes)
+    }
+
+    /// The first of the invalid sequences `pending` of the current block, which starts
+    /// `at` bytes before `bytes[origin]`.
+    #[inline(always)]
+    fn block_error(&mut self, bytes: &[u8], origin: usize, at: usize, pending: u64) -> RawError {
+        let blocks = &mut self.blocks;
+        let first = pending.trailing_zeros();
+        let invalid = blocks.errors.len_at(first);
+        let start = origin + first as usize - at;
+        let end = start + invalid;
+        blocks.clean = 0;
+        blocks.next = (bytes.as_ptr() as usize + end, bytes.len() - end);
+        // A lead byte whose sequence the end of the bytes cut is unfinished (the block
+        // read a zero there).
+        let error_len = if end == bytes.len() && matches!(bytes[start], 0xC2..=0xF4) {
+            None
+        } else {
+            Some(invalid as u8)
+        };
+        self.after_error(start);
+        (start, error_len)
+    }
+
+    /// [`blocks`](Walker::blocks) when the current block has no error left: the first
+    /// error of the blocks after it, until [`CLEAN_BLOCKS`] in a row have none and the
+    /// kernel's windows take over.
+    #[inline(never)]
+    fn next_blocks(&mut self, bytes: &[u8]) -> Option<RawError> {
         let len = bytes.len();
         let blocks = &mut self.blocks;
         // The current block starts `at` bytes before `bytes[origin]`.
-        let (mut origin, mut at) = (0, blocks.at);
+        let (mut origin, mut at) = (0, (bytes.as_ptr() as usize).wrapping_sub(blocks.start));
         if (bytes.as_ptr() as usize, len) != blocks.next {
             // Other bytes (the first dense error of a walk): a block from their start, a
             // character boundary.
             block_errors_at(bytes, 0, 0, &mut blocks.errors);
-            (blocks.last, blocks.clean, at) = (len <= BLOCK, 0, 0);
+            (blocks.start, blocks.last, blocks.clean, at) =
+                (bytes.as_ptr() as usize, len <= BLOCK, 0, 0);
         }
         loop {
             let pending = if at < BLOCK {
@@ -266,30 +370,16 @@ impl Walker {
                 0
             };
             if pending != 0 {
-                let first = pending.trailing_zeros();
-                let invalid = blocks.errors.len_at(first);
-                let start = origin + first as usize - at;
-                let end = start + invalid;
-                blocks.at = first as usize + invalid;
-                blocks.clean = 0;
-                blocks.next = (bytes.as_ptr() as usize + end, len - end);
-                // A lead byte whose sequence the end of the bytes cut is unfinished (the
-                // block read a zero there).
-                let error_len = if end == len && matches!(bytes[start], 0xC2..=0xF4) {
-                    None
-                } else {
-                    Some(invalid as u8)
-                };
-                self.after_error(start);
-                return Some((start, error_len));
+                return Some(self.block_error(bytes, origin, at, pending));
             }
             if blocks.last {
                 *blocks = Blocks::NONE;
                 return None;
             }
-            // The next block continues this one; after an invalid sequence that this one's
-            // end cut, a new one starts where the bytes start, right after it.
-            let (next, carry) = if at <= BLOCK {
+            // The next block continues this one, or, if the bytes start at its end or
+            // after (the last error ended there), starts where they start: a character
+            // boundary, right after that error.
+            let (next, carry) = if at < BLOCK {
                 (origin + BLOCK - at, blocks.errors.carry)
             } else {
                 (origin, 0)
@@ -308,22 +398,25 @@ impl Walker {
                 };
             }
             block_errors_at(bytes, next, carry, &mut blocks.errors);
+            blocks.start = bytes.as_ptr() as usize + next;
             blocks.last = next + BLOCK >= len;
             (origin, at) = (next, 0);
         }
     }
 
-    /// [`first_error`](Walker::first_error) in ASCII spans and kernel windows, from `pos`,
-    /// a character boundary.
+    /// [`first_error`](Walker::first_error) in scalar spans and kernel windows, from
+    /// `pos`, a character boundary.
     #[inline(never)]
     fn walk(&mut self, bytes: &[u8], mut pos: usize) -> Option<RawError> {
         let len = bytes.len();
         loop {
             let span = match self.mode {
+                Mode::Scalar(span) => decode_span(bytes, pos, pos.saturating_add(span)),
                 Mode::Ascii(span) => skip_to_text(bytes, pos, pos.saturating_add(span)),
-                // (Not reached: the walk returns at the error that chooses `Blocks`, and
-                // `blocks` leaves it before it calls the walk. Windows serve it as well.)
-                Mode::Blocks => {
+                // (Not reached: the walk returns at the error that chooses `Blocks` or
+                // `Near`; `blocks` leaves `Blocks` and `first_error` leaves `Near` for
+                // windows before they call it. Windows serve them as well.)
+                Mode::Blocks | Mode::Near => {
                     self.mode = Mode::Kernel(FIRST_WINDOW);
                     continue;
                 }
@@ -337,12 +430,16 @@ impl Walker {
             };
             match span {
                 Err(found) => {
+                    self.text = false;
                     self.after_error(found.0);
                     return Some(found);
                 }
                 Ok(stop) if stop >= len => return None,
                 // A clean span: the kernel from here.
                 Ok(stop) => {
+                    if let Mode::Scalar(span) = self.mode {
+                        self.text = stop < pos.saturating_add(span);
+                    }
                     pos = stop;
                     self.mode = Mode::Kernel(FIRST_WINDOW);
                 }
@@ -409,6 +506,34 @@ fn block_errors_at(bytes: &[u8], pos: usize, carry: u64, out: &mut BlockErrors) 
             dispatch::block_errors(&padded, carry, out);
         }
     }
+}
+
+/// Decodes `bytes` from `pos`, a character boundary, with the scalar decoder until at
+/// least `end`: a loop over single bytes, as short ASCII runs between dense errors need,
+/// that skips longer runs a word at a time. It stops early after the second valid
+/// non-ASCII character, or after the first if another follows it: where the
+/// text has more (Czech or Polish prose, text in a non-Latin script), the kernel checks
+/// it much faster than decoding it a character at a time. Returns the character boundary where
+/// it stopped (the end of `bytes`, at or after `end`, or early), or the first error.
+#[inline(always)]
+fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawError> {
+    let end = end.min(bytes.len());
+    let mut decoded = 0;
+    while pos < end {
+        if bytes[pos] < 0x80 {
+            pos += 1;
+            if pos < end && bytes[pos] < 0x80 {
+                pos = scalar::skip_ascii(bytes, pos + 1);
+            }
+        } else {
+            pos += scalar::sequence(bytes, pos)?;
+            decoded += 1;
+            if decoded == 2 || (pos < end && bytes[pos] >= 0x80) {
+                break;
+            }
+        }
+    }
+    Ok(pos)
 }
 
 /// Skips ASCII from `pos`, a character boundary, up to `end` a word at a time, and

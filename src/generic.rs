@@ -136,8 +136,12 @@ pub(crate) trait Vector: Copy {
     unsafe fn is_zero(self) -> bool;
     /// The index of the first byte that is not zero, `BYTES` if every byte is.
     unsafe fn first_nonzero(self) -> usize;
-    /// Bit `i` set where byte `i` is not zero (the low `BYTES` bits).
-    unsafe fn nonzero_bits(self) -> u64;
+    /// Bit `i` set where byte `i` has its high bit set (the low `BYTES` bits).
+    unsafe fn high_bits(self) -> u64;
+    /// Per byte, `0xFF` where `self < other` as signed bytes, else 0.
+    unsafe fn signed_lt(self, other: Self) -> Self;
+    /// Per byte, `0xFF` where `self == other`, else 0.
+    unsafe fn equal(self, other: Self) -> Self;
 }
 
 /// The constants of [`check`], splatted once per call (the compiler keeps them in

@@ -202,19 +202,8 @@ fn sampled_three_and_four_byte_sequences_at_every_boundary() {
     }
 }
 
-/// After dense errors in text (an error every 21 bytes of non-ASCII letters), where the
-/// walk finds each next error with the kernel straight from the end of the last one over
-/// at most 4 KiB: every byte, pairs of byte classes and valid characters around the end
-/// of that search, so that a sequence, a valid character or an error is cut by it, or
-/// lies just after it; then text to the end, or a long clean stretch.
-#[test]
-fn sequences_at_the_end_of_the_search_after_dense_errors() {
-    const SEARCH: usize = 4096;
-    let mut prefix = Vec::new();
-    for _ in 0..100 {
-        prefix.extend_from_slice(&filler(20, true));
-        prefix.push(0xFF);
-    }
+/// Every byte, every pair of byte classes and a 2-, 3- and 4-byte character.
+fn short_sequences() -> Vec<Vec<u8>> {
     let mut seqs: Vec<Vec<u8>> = (0..=255u8).map(|a| vec![a]).collect();
     for a in CLASSES {
         for b in CLASSES {
@@ -224,12 +213,68 @@ fn sequences_at_the_end_of_the_search_after_dense_errors() {
     for c in ['é', '€', '😀'] {
         seqs.push(c.to_string().into_bytes());
     }
+    seqs
+}
+
+/// `count` errors (`FF`), each after `gap` bytes of non-ASCII letters.
+fn dense_errors(count: usize, gap: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for _ in 0..count {
+        bytes.extend_from_slice(&filler(gap, true));
+        bytes.push(0xFF);
+    }
+    bytes
+}
+
+/// After errors a hundred bytes apart in text, where the walk finds each next error with
+/// the kernel straight from the end of the last one over at most 4 KiB: every byte, pairs
+/// of byte classes and valid characters around the end of that search, so that a
+/// sequence, a valid character or an error is cut by it, or lies just after it; then text
+/// to the end, or a long clean stretch.
+#[test]
+fn sequences_at_the_end_of_the_search_after_dense_errors() {
+    const SEARCH: usize = 4096;
+    let prefix = dense_errors(40, 99);
+    let seqs = short_sequences();
     let step = if small() { 3 } else { 1 };
     let mut buf = Vec::new();
     for (i, seq) in seqs.iter().enumerate() {
         for offset in (SEARCH - 6..=SEARCH + 3).skip(i % step).step_by(step) {
             for non_ascii in [false, true] {
                 for after in [0, 2, 3000] {
+                    buf.clear();
+                    buf.extend_from_slice(&prefix);
+                    let rest = filler(offset + seq.len() + after, non_ascii);
+                    buf.extend_from_slice(&rest);
+                    let at = prefix.len() + offset;
+                    buf[at..at + seq.len()].copy_from_slice(seq);
+                    check(&buf);
+                }
+            }
+        }
+    }
+}
+
+/// After errors a few bytes apart (an `FF` every 21 bytes), which the walk splits a block
+/// of 64 bytes at a time: every byte at every offset of the first three blocks after them,
+/// and pairs of byte classes and valid characters at a third of those offsets (each at
+/// every offset as `i` turns), so that each lies across every block boundary; followed by
+/// nothing (the input ends in the block, read with zeros after it), a few bytes, or a
+/// long clean stretch (which hands the walk back to the kernel's windows).
+#[test]
+fn sequences_at_every_block_offset_after_dense_errors() {
+    let prefix = dense_errors(20, 20);
+    let seqs = short_sequences();
+    let mut buf = Vec::new();
+    for (i, seq) in seqs.iter().enumerate() {
+        let step = match (seq.len(), small()) {
+            (1, false) => 1,
+            (_, false) => 3,
+            (_, true) => 7,
+        };
+        for offset in (0..=200).skip(i % step).step_by(step) {
+            for non_ascii in [false, true] {
+                for after in [0, 3, 70, 1000] {
                     buf.clear();
                     buf.extend_from_slice(&prefix);
                     let rest = filler(offset + seq.len() + after, non_ascii);

@@ -152,11 +152,21 @@ impl Vector for Avx2 {
     }
 
     #[inline(always)]
-    unsafe fn nonzero_bits(self) -> u64 {
+    unsafe fn high_bits(self) -> u64 {
         // SAFETY: AVX2 is supported (trait contract).
-        let zeros =
-            unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi8(self.0, _mm256_setzero_si256())) };
-        u64::from(!zeros as u32)
+        u64::from(unsafe { _mm256_movemask_epi8(self.0) } as u32)
+    }
+
+    #[inline(always)]
+    unsafe fn signed_lt(self, other: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_cmpgt_epi8(other.0, self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn equal(self, other: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_cmpeq_epi8(self.0, other.0)) }
     }
 }
 

@@ -134,15 +134,33 @@ impl Vector for Neon {
     }
 
     #[inline(always)]
-    unsafe fn nonzero_bits(self) -> u64 {
-        // Each nonzero byte keeps its own bit of its half's byte (1, 2, 4, ... 128); the
-        // sum of each half is then its 8 bits.
+    unsafe fn high_bits(self) -> u64 {
+        // Each byte with its high bit set keeps its own bit of its half's byte (1, 2, 4,
+        // ... 128); the sum of each half is then its 8 bits.
         const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
         // SAFETY: NEON is supported (trait contract); the load reads `WEIGHTS`.
         unsafe {
-            let bits = vandq_u8(vtstq_u8(self.0, self.0), vld1q_u8(WEIGHTS.as_ptr()));
+            let high = vtstq_u8(self.0, vdupq_n_u8(0x80));
+            let bits = vandq_u8(high, vld1q_u8(WEIGHTS.as_ptr()));
             u64::from(vaddv_u8(vget_low_u8(bits))) | u64::from(vaddv_u8(vget_high_u8(bits))) << 8
         }
+    }
+
+    #[inline(always)]
+    unsafe fn signed_lt(self, other: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe {
+            Neon(vcltq_s8(
+                vreinterpretq_s8_u8(self.0),
+                vreinterpretq_s8_u8(other.0),
+            ))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn equal(self, other: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vceqq_u8(self.0, other.0)) }
     }
 }
 

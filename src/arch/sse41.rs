@@ -140,10 +140,21 @@ impl Vector for Sse41 {
     }
 
     #[inline(always)]
-    unsafe fn nonzero_bits(self) -> u64 {
+    unsafe fn high_bits(self) -> u64 {
         // SAFETY: SSE4.1 (and so SSE2) is supported (trait contract).
-        let zeros = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self.0, _mm_setzero_si128())) };
-        u64::from(!zeros as u32 & 0xFFFF)
+        u64::from(unsafe { _mm_movemask_epi8(self.0) } as u32 & 0xFFFF)
+    }
+
+    #[inline(always)]
+    unsafe fn signed_lt(self, other: Self) -> Self {
+        // SAFETY: SSE4.1 (and so SSE2) is supported (trait contract).
+        unsafe { Sse41(_mm_cmpgt_epi8(other.0, self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn equal(self, other: Self) -> Self {
+        // SAFETY: SSE4.1 (and so SSE2) is supported (trait contract).
+        unsafe { Sse41(_mm_cmpeq_epi8(self.0, other.0)) }
     }
 }
 

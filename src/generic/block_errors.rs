@@ -27,11 +27,10 @@
 use super::{pair_errors, Constants, Vector, BLOCK};
 use crate::kernel::{BlockErrors, BLOCK_READ};
 
-/// `0xFF` for the high nibbles of continuation bytes (`80..BF`).
-const CONTINUATION_HIGH_NIBBLE: [u8; 16] =
-    [0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0];
-
-/// The invalid sequences of `bytes[..BLOCK]` (see [`crate::kernel::BlockErrorsFn`]).
+/// The invalid sequences of `bytes[..BLOCK]` (see [`crate::kernel::BlockErrorsFn`]),
+/// written to `out`. (Through a reference rather than returned: the caller keeps them in
+/// its walker, and a returned struct was copied there with wide loads of the narrow stores
+/// that had just written it, which stalls the load until the stores complete.)
 ///
 /// # Safety
 /// The CPU must support `V`.
@@ -45,9 +44,13 @@ pub(crate) unsafe fn block_errors<V: Vector>(
     // `offset .. offset + 3 + BYTES`, at most `BLOCK + 3 = BLOCK_READ` bytes.
     unsafe {
         let k = Constants::<V>::new();
-        let continuation = V::table(&CONTINUATION_HIGH_NIBBLE);
-        let is_continuation = |v: V| continuation.lookup(v.high_nibbles()).nonzero_bits();
-        let above = |v: V, byte: u8| v.saturating_sub(V::splat(byte)).nonzero_bits();
+        let zero = V::splat(0);
+        // Continuation bytes are the signed bytes below `C0` (-64). With the high bit
+        // flipped, bytes from `C0` (`E0`, `F0`) up are the signed bytes above `3F` (`5F`,
+        // `6F`).
+        let lowest_lead = V::splat(0xC0);
+        let flip = V::splat(0x80);
+        let (below_c0, below_e0, below_f0) = (V::splat(0x3F), V::splat(0x5F), V::splat(0x6F));
         // Bit masks over the block: `continuations`, `high` (`C0..FF`), `three` (`E0..FF`),
         // `four` (`F0..FF`), and the bytes whose lead byte takes the next one, two, three.
         let (mut continuations, mut high, mut three, mut four) = (0, 0, 0, 0);
@@ -57,24 +60,33 @@ pub(crate) unsafe fn block_errors<V: Vector>(
             let ptr = bytes.as_ptr().add(offset);
             let byte0 = V::load(ptr);
             let byte1 = V::load(ptr.add(1));
-            let high0 = above(byte0, 0xBF);
-            let three0 = above(byte0, 0xDF);
-            let four0 = above(byte0, 0xEF);
-            // A byte from `C0` up takes the next one where the pair check finds no error
-            // between them (which rules out `C0`, `C1` and `F5..FF` as well).
-            let next_fits = is_continuation(byte1) & !pair_errors(&k, byte1, byte0).nonzero_bits();
-            let t1 = high0 & next_fits;
-            let t2 = t1 & three0 & is_continuation(V::load(ptr.add(2)));
-            let t3 = t2 & four0 & is_continuation(V::load(ptr.add(3)));
-            continuations |= is_continuation(byte0) << offset;
-            high |= high0 << offset;
-            three |= three0 << offset;
-            four |= four0 << offset;
-            takes1 |= t1 << offset;
-            takes2 |= t2 << offset;
-            takes3 |= t3 << offset;
+            let flipped = byte0.xor(flip);
+            let high0 = below_c0.signed_lt(flipped);
+            let three0 = below_e0.signed_lt(flipped);
+            let four0 = below_f0.signed_lt(flipped);
+            // A byte from `C0` up takes the next one if that is a continuation byte and
+            // the pair check finds no error between them (which rules out `C0`, `C1` and
+            // `F5..FF`, and second bytes out of the lead's range).
+            let fits = pair_errors(&k, byte1, byte0).equal(zero);
+            let t1 = high0.and(fits).and(byte1.signed_lt(lowest_lead));
+            let t2 = t1
+                .and(three0)
+                .and(V::load(ptr.add(2)).signed_lt(lowest_lead));
+            let t3 = t2
+                .and(four0)
+                .and(V::load(ptr.add(3)).signed_lt(lowest_lead));
+            continuations |= byte0.signed_lt(lowest_lead).high_bits() << offset;
+            high |= high0.high_bits() << offset;
+            three |= three0.high_bits() << offset;
+            four |= four0.high_bits() << offset;
+            takes1 |= t1.high_bits() << offset;
+            takes2 |= t2.high_bits() << offset;
+            takes3 |= t3.high_bits() << offset;
             offset += V::BYTES;
         }
+        // A lead byte that took all the bytes its character needs starts a character;
+        // one that took fewer, an invalid sequence (of itself and the bytes it took), and
+        // so does every continuation byte that no lead byte took.
         let complete = (takes1 & !three) | (takes2 & !four) | takes3;
         let taken = takes1 << 1 | takes2 << 2 | takes3 << 3 | carry;
         let starts = (high & !complete) | (continuations & !taken);
