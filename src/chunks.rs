@@ -14,10 +14,17 @@
 //! * **Locating** ([`locate`]): after `validate` failed, `first_invalid` runs from its
 //!   checkpoint (the first failing block of a window of the main loop, or the start of an
 //!   input too short for it or of its tail).
-//! * **Dense errors** (binary noise, text in another encoding): every kernel call has a
-//!   fixed cost, about that of decoding a few dozen bytes. So while errors come less than
-//!   [`DENSE_GAP`] bytes apart on average (a running average, so that the few errors of
-//!   one damaged character do not count as dense), the [`Walker`] decodes the next
+//! * **Errors a few bytes apart** (binary noise, random bytes, text in another encoding):
+//!   while they come less than [`BLOCKS_GAP`] bytes apart on average (a running average,
+//!   so that the few errors of one damaged character do not count as dense), the kernel
+//!   splits a 64-byte block at a time into characters and invalid sequences, as bit masks
+//!   ([`crate::kernel::BlockErrorsFn`], [`Mode::Blocks`]), and each next error is the next
+//!   bit: one kernel call per block and no branch per error, 2 to 3 times faster than
+//!   finding them one by one. A block split costs as much as finding an error or two one
+//!   by one, though, so sparser errors are walked as below.
+//! * **Dense errors** (a damaged field every line): every kernel call has a fixed cost,
+//!   about that of decoding a few dozen bytes. So while errors come less than
+//!   [`DENSE_GAP`] bytes apart on average, the [`Walker`] decodes the next
 //!   [`DENSE_SPAN`] bytes after each error with the scalar decoder (single ASCII bytes one
 //!   at a time, longer runs a word at a time, each other sequence with `scalar::sequence`,
 //!   the decoder's own rules), and stays with it while errors keep coming and the text
