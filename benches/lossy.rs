@@ -13,9 +13,10 @@
 //!   through `read` into a 64 KiB buffer of the caller's (straight into it); `copy` is what
 //!   any reader costs at least, the inner `&[u8]` read into that buffer and nothing else, so
 //!   `read / (copy + lossy)` compares the reader with copying the input and converting it.
-//! * `damaged`: each file with one byte in about every `D` bytes overwritten by a byte
-//!   that makes it invalid (a Latin-1 letter, a stray continuation byte, `FF`), at
-//!   pseudo-random places (gaps uniform in 1..2D); and 1 MiB of random bytes.
+//! * `damaged`: each file with one byte in about every `D` bytes (4096, 64 and 16)
+//!   overwritten by a byte that makes it invalid (a Latin-1 letter, a stray continuation
+//!   byte, `FF`, a cut lead byte), at pseudo-random places (gaps uniform in 1..2D); and
+//!   1 MiB of random bytes.
 //! * `lines`: every line of every file, one call each.
 //!
 //! Interleaved rounds, medians, direct calls (`common/measure.rs`). Ratios are std's time
@@ -217,7 +218,7 @@ fn bench_damaged(files: &[File]) {
     println!("## Damaged real text (GB/s; ratios: std time / utf8check time)\n");
     println!("| input | errors | std lossy | from_utf8_lossy | std chunks | utf8_chunks | lossy / std | chunks / std |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    for gap in [4096, 64] {
+    for gap in [4096, 64, 16] {
         let (mut lossy, mut chunks) = (Vec::new(), Vec::new());
         for file in files {
             let v = damage(&file.bytes, gap, file.bytes.len() as u64);

@@ -130,9 +130,8 @@ enum Mode {
 #[derive(Copy, Clone, Debug)]
 struct Blocks {
     errors: BlockErrors,
-    /// The address of the block's first byte. (An address, not an offset from the bytes
-    /// of a call: the next block's is this plus 64, which the kernel can load before the
-    /// walk has found where the last error of this one ends.)
+    /// The address of the block's first byte (the bytes of each call start somewhere in
+    /// it, or up to 3 bytes after it).
     start: usize,
     /// The block reaches the end of the bytes.
     last: bool,
@@ -518,10 +517,10 @@ fn block_errors_at(bytes: &[u8], pos: usize, carry: u64, out: &mut BlockErrors) 
 /// Decodes `bytes` from `pos`, a character boundary, with the scalar decoder until at
 /// least `end`: a loop over single bytes, as short ASCII runs between dense errors need,
 /// that skips longer runs a word at a time. It stops early after the second valid
-/// non-ASCII character, or after the first if another follows it: where the
-/// text has more (Czech or Polish prose, text in a non-Latin script), the kernel checks
-/// it much faster than decoding it a character at a time. Returns the character boundary where
-/// it stopped (the end of `bytes`, at or after `end`, or early), or the first error.
+/// non-ASCII character, or after the first if another follows it: where the text has more
+/// (Czech or Polish prose, text in a non-Latin script), the kernel checks it much faster
+/// than decoding it a character at a time. Returns the character boundary where it
+/// stopped (the end of `bytes`, at or after `end`, or early), or the first error.
 #[inline(always)]
 fn decode_span(bytes: &[u8], mut pos: usize, end: usize) -> Result<usize, RawError> {
     let end = end.min(bytes.len());

@@ -38,8 +38,9 @@ pub(crate) const BLOCK_READ: usize = crate::generic::BLOCK + 3;
 ///
 /// `carry` is the previous block's [`BlockErrors::carry`] when the block continues it (the
 /// first bytes of this block that a sequence started there takes), or 0 when the block
-/// starts at a character boundary. A zero byte stands for the end of the input: a sequence
-/// cut by it is invalid here, and the caller decides whether it is unfinished.
+/// starts at a character boundary. The answer is written to the third argument. Past the
+/// end of the input the caller passes zeros, which no lead byte takes: a sequence that the
+/// end cuts is an invalid one here, and the caller decides whether it is unfinished.
 ///
 /// # Safety
 /// The CPU must support the kernel's instruction set.
