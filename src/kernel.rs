@@ -270,6 +270,23 @@ mod tests {
         0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
     ];
 
+    /// Calls `f` with every byte, every pair of bytes and every triple of [`CLASSES`].
+    fn for_each_short_sequence(mut f: impl FnMut(&[u8])) {
+        for a in 0..=255u8 {
+            f(&[a]);
+            for b in 0..=255u8 {
+                f(&[a, b]);
+            }
+        }
+        for a in CLASSES {
+            for b in CLASSES {
+                for c in CLASSES {
+                    f(&[a, b, c]);
+                }
+            }
+        }
+    }
+
     /// Checks every kernel's `first_invalid` on `bytes` against std: `None` exactly
     /// when `bytes` is UTF-8, else std's error (where it starts and its `error_len`).
     fn check_first_invalid(bytes: &[u8]) {
@@ -359,19 +376,7 @@ mod tests {
                     check_block_errors(&bytes);
                 }
             };
-            for a in 0..=255u8 {
-                place(&[a]);
-                for b in 0..=255u8 {
-                    place(&[a, b]);
-                }
-            }
-            for a in CLASSES {
-                for b in CLASSES {
-                    for c in CLASSES {
-                        place(&[a, b, c]);
-                    }
-                }
-            }
+            for_each_short_sequence(place);
         }
         // Dense errors of every kind: blocks of bytes drawn from the classes.
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
@@ -412,19 +417,7 @@ mod tests {
                     check_first_invalid(&bytes[..offset + sequence.len()]);
                 }
             };
-            for a in 0..=255u8 {
-                place(&[a]);
-                for b in 0..=255u8 {
-                    place(&[a, b]);
-                }
-            }
-            for a in CLASSES {
-                for b in CLASSES {
-                    for c in CLASSES {
-                        place(&[a, b, c]);
-                    }
-                }
-            }
+            for_each_short_sequence(place);
         }
     }
 }

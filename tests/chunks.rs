@@ -226,6 +226,24 @@ fn dense_errors(count: usize, gap: usize) -> Vec<u8> {
     bytes
 }
 
+/// Checks `prefix`, then filler (ASCII or not) with `seq` at `offset` and `after` bytes
+/// after it (`buf`: reused for the input).
+fn check_after(
+    prefix: &[u8],
+    seq: &[u8],
+    offset: usize,
+    non_ascii: bool,
+    after: usize,
+    buf: &mut Vec<u8>,
+) {
+    buf.clear();
+    buf.extend_from_slice(prefix);
+    buf.extend_from_slice(&filler(offset + seq.len() + after, non_ascii));
+    let at = prefix.len() + offset;
+    buf[at..at + seq.len()].copy_from_slice(seq);
+    check(buf);
+}
+
 /// After errors a hundred bytes apart in text, where the walk finds each next error with
 /// the kernel straight from the end of the last one over at most 4 KiB: every byte, pairs
 /// of byte classes and valid characters around the end of that search, so that a
@@ -242,13 +260,7 @@ fn sequences_at_the_end_of_the_search_after_dense_errors() {
         for offset in (SEARCH - 6..=SEARCH + 3).skip(i % step).step_by(step) {
             for non_ascii in [false, true] {
                 for after in [0, 2, 3000] {
-                    buf.clear();
-                    buf.extend_from_slice(&prefix);
-                    let rest = filler(offset + seq.len() + after, non_ascii);
-                    buf.extend_from_slice(&rest);
-                    let at = prefix.len() + offset;
-                    buf[at..at + seq.len()].copy_from_slice(seq);
-                    check(&buf);
+                    check_after(&prefix, seq, offset, non_ascii, after, &mut buf);
                 }
             }
         }
@@ -275,13 +287,7 @@ fn sequences_at_every_block_offset_after_dense_errors() {
         for offset in (0..=200).skip(i % step).step_by(step) {
             for non_ascii in [false, true] {
                 for after in [0, 3, 70, 1000] {
-                    buf.clear();
-                    buf.extend_from_slice(&prefix);
-                    let rest = filler(offset + seq.len() + after, non_ascii);
-                    buf.extend_from_slice(&rest);
-                    let at = prefix.len() + offset;
-                    buf[at..at + seq.len()].copy_from_slice(seq);
-                    check(&buf);
+                    check_after(&prefix, seq, offset, non_ascii, after, &mut buf);
                 }
             }
         }
