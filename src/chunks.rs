@@ -157,6 +157,17 @@ impl Blocks {
         clean: 0,
         next: (0, usize::MAX),
     };
+
+    /// The invalid sequences of the block from byte `at` on (none if `at` is past its end,
+    /// after a sequence that its end cut).
+    #[inline(always)]
+    fn pending(&self, at: usize) -> u64 {
+        if at < BLOCK {
+            self.errors.starts & u64::MAX << at
+        } else {
+            0
+        }
+    }
 }
 
 /// Where [`Walker::first_error`] split some bytes: the valid text before the first invalid
@@ -324,8 +335,8 @@ impl Walker {
         let blocks = self.blocks.get_or_insert(Blocks::NONE);
         // Where `bytes` starts in the block.
         let at = (bytes.as_ptr() as usize).wrapping_sub(blocks.start);
-        if (bytes.as_ptr() as usize, bytes.len()) == blocks.next && at < BLOCK {
-            let pending = blocks.errors.starts & u64::MAX << at;
+        if (bytes.as_ptr() as usize, bytes.len()) == blocks.next {
+            let pending = blocks.pending(at);
             if pending != 0 {
                 return Some(self.block_error(bytes, 0, at, pending));
             }
@@ -372,11 +383,7 @@ impl Walker {
                 (bytes.as_ptr() as usize, len <= BLOCK, 0, 0);
         }
         loop {
-            let pending = if at < BLOCK {
-                blocks.errors.starts & u64::MAX << at
-            } else {
-                0
-            };
+            let pending = blocks.pending(at);
             if pending != 0 {
                 return Some(self.block_error(bytes, origin, at, pending));
             }
