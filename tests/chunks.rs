@@ -58,6 +58,29 @@ fn check(bytes: &[u8]) {
         .map(|c| (c.valid(), c.invalid(), c.error_kind()))
         .collect();
     let want = std_chunks(bytes);
+    // The same chunks by `fold` (which walks dense errors in a loop of its own), from the
+    // start and after half of them were taken by `next`.
+    let mut folded = Vec::new();
+    utf8_chunks(bytes).for_each(|c| folded.push((c.valid(), c.invalid(), c.error_kind())));
+    assert_eq!(
+        folded,
+        ours,
+        "utf8_chunks: fold differs from next\n  input {}",
+        hex(bytes, 0)
+    );
+    let mut chunks = utf8_chunks(bytes);
+    let mut mixed: Vec<Chunk<'_>> = chunks
+        .by_ref()
+        .take(ours.len() / 2)
+        .map(|c| (c.valid(), c.invalid(), c.error_kind()))
+        .collect();
+    chunks.for_each(|c| mixed.push((c.valid(), c.invalid(), c.error_kind())));
+    assert_eq!(
+        mixed,
+        ours,
+        "utf8_chunks: fold after next differs\n  input {}",
+        hex(bytes, 0)
+    );
     if ours != want {
         let at = want.iter().zip(&ours).take_while(|(a, b)| a == b).count();
         panic!(
