@@ -95,12 +95,13 @@ fn walk_piece(piece: &[u8], ends: &mut Vec<(usize, usize)>) -> u64 {
     }
     let mut pos = 0;
     let mut repaired = 0;
-    for chunk in std::iter::once(first).chain(chunks) {
+    // (`for_each`, which folds: the library walks dense errors faster that way.)
+    std::iter::once(first).chain(chunks).for_each(|chunk| {
         let valid_end = pos + chunk.valid().len();
         pos = valid_end + chunk.invalid().len();
         repaired += u64::from(pos > valid_end);
         ends.push((valid_end, pos));
-    }
+    });
     repaired
 }
 
