@@ -279,7 +279,7 @@ impl Walker {
 
     /// The first invalid sequence of `bytes`, which starts at a character boundary of the
     /// stream (the start of the input or the end of an invalid sequence).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn first_error(&mut self, bytes: &[u8]) -> Split {
         let found = match self.mode {
             // Valid input, lines, and the rest after errors that thinned out: one kernel
