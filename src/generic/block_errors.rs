@@ -51,9 +51,10 @@ pub(crate) unsafe fn block_errors<V: Vector>(
         let lowest_lead = V::splat(0xC0);
         let flip = V::splat(0x80);
         let (below_c0, below_e0, below_f0) = (V::splat(0x3F), V::splat(0x5F), V::splat(0x6F));
-        // Bit masks over the block: `continuations`, `high` (`C0..FF`), `three` (`E0..FF`),
-        // `four` (`F0..FF`), and the bytes whose lead byte takes the next one, two, three.
-        let (mut continuations, mut high, mut three, mut four) = (0, 0, 0, 0);
+        // Bit masks over the block: `continuations`, `incomplete` (the bytes from `C0` up
+        // that do not take all the bytes their character needs), and the bytes whose lead
+        // byte takes the next one, two, three.
+        let (mut continuations, mut incomplete) = (0, 0);
         let (mut takes1, mut takes2, mut takes3) = (0, 0, 0);
         let mut offset = 0;
         while offset < BLOCK {
@@ -75,21 +76,23 @@ pub(crate) unsafe fn block_errors<V: Vector>(
             let t3 = t2
                 .and(four0)
                 .and(V::load(ptr.add(3)).signed_lt(lowest_lead));
+            // A byte from `C0` up is incomplete if it took no byte, or is a 3- or 4-byte
+            // lead that took fewer than two, or a 4-byte lead that took fewer than three.
+            // (`t1` lies within `high0`, `t2` within `three0`, `t3` within `four0`, so each
+            // exclusive or is "and not".)
+            let short = high0.xor(t1).or(three0.xor(t2)).or(four0.xor(t3));
             continuations |= byte0.signed_lt(lowest_lead).high_bits() << offset;
-            high |= high0.high_bits() << offset;
-            three |= three0.high_bits() << offset;
-            four |= four0.high_bits() << offset;
+            incomplete |= short.high_bits() << offset;
             takes1 |= t1.high_bits() << offset;
             takes2 |= t2.high_bits() << offset;
             takes3 |= t3.high_bits() << offset;
             offset += V::BYTES;
         }
-        // A lead byte that took all the bytes its character needs starts a character;
-        // one that took fewer, an invalid sequence (of itself and the bytes it took), and
-        // so does every continuation byte that no lead byte took.
-        let complete = (takes1 & !three) | (takes2 & !four) | takes3;
+        // A lead byte that took fewer bytes than its character needs starts an invalid
+        // sequence (of itself and the bytes it took), and so does every continuation byte
+        // that no lead byte took.
         let taken = takes1 << 1 | takes2 << 2 | takes3 << 3 | carry;
-        let starts = (high & !complete) | (continuations & !taken);
+        let starts = incomplete | (continuations & !taken);
         *out = BlockErrors {
             starts,
             two: takes1 & starts,
