@@ -839,6 +839,31 @@ impl<'a> Iterator for Utf8Chunks<'a> {
         F: FnMut(B, Utf8Chunk<'a>) -> B,
     {
         let mut acc = init;
+        // The first chunk before the loop: where the iterator was just made, this folds
+        // to the kernel call and the chunk (a walk of a line, or of valid text).
+        let rest = self.rest;
+        if rest.is_empty() {
+            return acc;
+        }
+        let split = self.walker.first_error(rest);
+        if split.at == rest.len() {
+            self.rest = &[];
+            // SAFETY: the walker found no error in `rest`, which starts at a character
+            // boundary.
+            let valid = unsafe { core::str::from_utf8_unchecked(rest) };
+            return f(
+                acc,
+                Utf8Chunk {
+                    valid,
+                    invalid: &[],
+                    error_len: 0,
+                    second: 0,
+                },
+            );
+        }
+        let (first, rest) = chunk(rest, split);
+        self.rest = rest;
+        acc = f(acc, first);
         while !self.rest.is_empty() {
             if self.walker.mode == Mode::Blocks {
                 // (Out of line: a walk of a line, one chunk, is as fast as with `next`.)
