@@ -54,9 +54,11 @@ fn small() -> bool {
 /// Checks every API of this file on `bytes` against std.
 #[track_caller]
 fn check(bytes: &[u8]) {
-    let ours: Vec<Chunk<'_>> = utf8_chunks(bytes)
-        .map(|c| (c.valid(), c.invalid(), c.error_kind()))
-        .collect();
+    // By `next` (a `for` loop).
+    let mut ours: Vec<Chunk<'_>> = Vec::new();
+    for c in utf8_chunks(bytes) {
+        ours.push((c.valid(), c.invalid(), c.error_kind()));
+    }
     let want = std_chunks(bytes);
     // The same chunks by `fold` (which walks dense errors in a loop of its own), from the
     // start and after half of them were taken by `next`.
