@@ -271,6 +271,13 @@ impl Walker {
         };
     }
 
+    /// The next [`first_error`](Walker::first_error) of `len` bytes is one kernel call
+    /// over all of them.
+    #[inline(always)]
+    fn whole(&self, len: usize) -> bool {
+        matches!(self.mode, Mode::Kernel(window) if window >= len)
+    }
+
     /// Forgets the block of [`Mode::Blocks`]: for callers whose bytes may change between
     /// calls at the same address (a reader's buffer).
     pub(crate) fn forget_block(&mut self) {
@@ -284,7 +291,7 @@ impl Walker {
         let found = match self.mode {
             // Valid input, lines, and the rest after errors that thinned out: one kernel
             // call, inlined, as in `from_utf8`.
-            Mode::Kernel(window) if window >= bytes.len() => match dispatch::validate(bytes) {
+            Mode::Kernel(_) if self.whole(bytes.len()) => match dispatch::validate(bytes) {
                 Ok(()) => None,
                 Err(checkpoint) => self.locate(bytes, checkpoint),
             },
@@ -786,6 +793,35 @@ impl<'a> Utf8Chunks<'a> {
 }
 
 impl<'a> Utf8Chunks<'a> {
+    /// [`fold`](Iterator::fold) after its first kernel call (which failed at
+    /// `checkpoint`), or instead of it: every chunk, a walk of blocks at a time in
+    /// [`Mode::Blocks`] and with [`Walker::first_error`] otherwise.
+    #[inline(never)]
+    fn fold_walk<B>(
+        mut self,
+        mut acc: B,
+        mut f: impl FnMut(B, Utf8Chunk<'a>) -> B,
+        checkpoint: Option<usize>,
+    ) -> B {
+        if let Some(checkpoint) = checkpoint {
+            let rest = self.rest;
+            let (first, rest) = chunk(rest, Split::new(rest, self.walker.locate(rest, checkpoint)));
+            self.rest = rest;
+            acc = f(acc, first);
+        }
+        while !self.rest.is_empty() {
+            if self.walker.mode == Mode::Blocks {
+                acc = self.fold_blocks(acc, &mut f);
+            } else {
+                let rest = self.rest;
+                let (next, rest) = chunk(rest, self.walker.first_error(rest));
+                self.rest = rest;
+                acc = f(acc, next);
+            }
+        }
+        acc
+    }
+
     /// [`fold`](Iterator::fold) in [`Mode::Blocks`]: the chunks up to the end of the bytes
     /// or until the walker leaves that mode.
     #[inline(never)]
@@ -834,48 +870,39 @@ impl<'a> Iterator for Utf8Chunks<'a> {
     /// than a call of `next` each. `for_each`, `count`, `sum` and the other adapters that
     /// fold run it, and so does [`from_utf8_lossy`](crate::from_utf8_lossy).
     #[inline]
-    fn fold<B, F>(mut self, init: B, mut f: F) -> B
+    fn fold<B, F>(self, init: B, f: F) -> B
     where
         F: FnMut(B, Utf8Chunk<'a>) -> B,
     {
-        let mut acc = init;
-        // The first chunk before the loop: where the iterator was just made, this folds
-        // to the kernel call and the chunk (a walk of a line, or of valid text).
         let rest = self.rest;
         if rest.is_empty() {
-            return acc;
+            return init;
         }
-        let split = self.walker.first_error(rest);
-        if split.at == rest.len() {
-            self.rest = &[];
-            // SAFETY: the walker found no error in `rest`, which starts at a character
-            // boundary.
-            let valid = unsafe { core::str::from_utf8_unchecked(rest) };
-            return f(
-                acc,
-                Utf8Chunk {
-                    valid,
-                    invalid: &[],
-                    error_len: 0,
-                    second: 0,
-                },
-            );
+        // Where the iterator was just made (or errors thinned out), the rest is one kernel
+        // call, inlined as in `from_utf8`: valid input (a line, a file) is that and its
+        // one chunk, with the walker left alone, so that the caller neither sets it up
+        // in memory nor saves the registers of the walk below.
+        if self.walker.whole(rest.len()) {
+            return match dispatch::validate(rest) {
+                Ok(()) => {
+                    // SAFETY: the kernel accepted `rest`, which starts at a character
+                    // boundary.
+                    let valid = unsafe { core::str::from_utf8_unchecked(rest) };
+                    let mut f = f;
+                    f(
+                        init,
+                        Utf8Chunk {
+                            valid,
+                            invalid: &[],
+                            error_len: 0,
+                            second: 0,
+                        },
+                    )
+                }
+                Err(checkpoint) => self.fold_walk(init, f, Some(checkpoint)),
+            };
         }
-        let (first, rest) = chunk(rest, split);
-        self.rest = rest;
-        acc = f(acc, first);
-        while !self.rest.is_empty() {
-            if self.walker.mode == Mode::Blocks {
-                // (Out of line: a walk of a line, one chunk, is as fast as with `next`.)
-                acc = self.fold_blocks(acc, &mut f);
-            } else {
-                let rest = self.rest;
-                let (first, rest) = chunk(rest, self.walker.first_error(rest));
-                self.rest = rest;
-                acc = f(acc, first);
-            }
-        }
-        acc
+        self.fold_walk(init, f, None)
     }
 
     #[inline]
