@@ -880,8 +880,8 @@ impl<'a> Iterator for Utf8Chunks<'a> {
         }
         // Where the iterator was just made (or errors thinned out), the rest is one kernel
         // call, inlined as in `from_utf8`: valid input (a line, a file) is that and its
-        // one chunk, with the walker left alone, so that the caller neither sets it up
-        // in memory nor saves the registers of the walk below.
+        // one chunk. The walk itself is out of line (`fold_walk`), so that a walk of a
+        // line does not save the walk's registers (one pushed instead of six).
         if self.walker.whole(rest.len()) {
             return match dispatch::validate(rest) {
                 Ok(()) => {
