@@ -893,7 +893,7 @@ impl<'a> Iterator for Utf8Chunks<'a> {
                         init,
                         Utf8Chunk {
                             valid,
-                            invalid: &[],
+                            invalid: &rest[rest.len()..],
                             error_len: 0,
                             second: 0,
                         },

@@ -83,6 +83,25 @@ fn check(bytes: &[u8]) {
         "utf8_chunks: fold after next differs\n  input {}",
         hex(bytes, 0)
     );
+    // Every part is a slice of the input, each starting where the one before ended (as
+    // std's are; callers take offsets from them).
+    for walk in [&ours, &folded, &mixed] {
+        let mut at = bytes.as_ptr();
+        for (valid, invalid, _) in walk.iter() {
+            assert_eq!(
+                valid.as_ptr(),
+                at,
+                "a valid part is not where the last part ended"
+            );
+            assert_eq!(
+                invalid.as_ptr(),
+                at.wrapping_add(valid.len()),
+                "an invalid part is not after its valid part"
+            );
+            at = at.wrapping_add(valid.len() + invalid.len());
+        }
+        assert_eq!(at, bytes.as_ptr().wrapping_add(bytes.len()));
+    }
     if ours != want {
         let at = want.iter().zip(&ours).take_while(|(a, b)| a == b).count();
         panic!(
