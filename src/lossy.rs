@@ -94,9 +94,11 @@ fn push_valid(out: &mut String, input: &[u8], text: &str) {
         Some(window) if text.len() <= SHORT => {
             out.reserve(SHORT);
             // SAFETY: `reserve` left room for `SHORT` bytes after the string's length, and
-            // `window` has `SHORT` bytes. The first `text.len()` of them are `text` (it
-            // starts at `input[at]`), which is UTF-8, so the string stays UTF-8 with them
-            // and without the rest.
+            // `window` has `SHORT` bytes. The first `text.len()` of them are `text`: they
+            // are at its addresses (`window` starts at `input`'s address plus `at`, which
+            // is `text`'s, and `text.len() <= SHORT`), so they are its bytes whether or not
+            // the caller kept its promise that `text` lies in `input`. `text` is UTF-8, so
+            // the string stays UTF-8 with them and without the rest.
             unsafe {
                 let bytes = out.as_mut_vec();
                 let len = bytes.len();
