@@ -12,10 +12,11 @@
 //! ```sh
 //! cargo bench --bench density            # every size
 //! cargo bench --bench density -- 262144  # one size
+//! cargo bench --bench density -- 262144 spacing=1024 regular  # one spacing, one placement
 //! ```
 //!
 //! Interleaved rounds, medians, direct calls (`common/measure.rs`). Prints markdown
-//! tables of GB/s and ratios, and writes `target/bench/density.csv` for
+//! tables of GB/s and ratios, and writes `target/bench/density.csv` (whole sweeps only) for
 //! `benches/chart.py`.
 
 #[path = "common/corpus.rs"]
@@ -93,9 +94,16 @@ fn slices(buffer: &[u8], size: usize) -> Vec<Range<usize>> {
 
 fn main() {
     measure::shift_code();
-    let mut sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut sizes: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    // Filters: `spacing=N` (any number of them) and `regular` or `jittered`.
+    let spacings: Vec<usize> = args
+        .iter()
+        .filter_map(|a| a.strip_prefix("spacing=")?.parse().ok())
+        .collect();
+    let placements: Vec<&str> = ["regular", "jittered"]
+        .into_iter()
+        .filter(|p| args.iter().any(|a| a == p))
         .collect();
     if sizes.is_empty() {
         sizes = vec![64 << 10, 256 << 10, 1 << 20];
@@ -112,9 +120,16 @@ fn main() {
         println!("| every k bytes | {} |", header.join(" | "));
         println!("|---:|{}", "---:|".repeat(header.len()));
         for spacing in SPACINGS {
+            if !spacings.is_empty() && !spacings.contains(&spacing) {
+                continue;
+            }
             let mut row = format!("| {spacing} |");
             for (name, insert) in INSERTS {
                 for (placement, jitter) in [("regular", false), ("jittered", true)] {
+                    if !placements.is_empty() && !placements.contains(&placement) {
+                        row.push_str(" |");
+                        continue;
+                    }
                     if insert.len() > spacing {
                         row.push_str(" - |");
                         continue;
@@ -170,6 +185,10 @@ fn main() {
             cell(1),
             cell(2)
         );
+    }
+    if !spacings.is_empty() || !placements.is_empty() {
+        // A part of the sweep: `target/bench/density.csv` (the charts' input) stays whole.
+        return;
     }
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     std::fs::create_dir_all(&dir).expect("create target/bench");

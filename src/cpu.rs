@@ -1,9 +1,10 @@
 //! Run-time CPU feature detection for the x86 kernels, through `cpuid` and `xgetbv` from
 //! `core::arch`, so that it works without std. The answer is computed once and cached.
 //!
-//! AVX2 needs three things: the CPU implements it (`cpuid` leaf 7), the CPU supports
-//! `xgetbv` (OSXSAVE), and the operating system saves the upper halves of the YMM
-//! registers on context switches (XCR0 bits 1 and 2). Skipping the last check would run
+//! The AVX2 kernel needs four things: the CPU implements AVX2 (`cpuid` leaf 7), and BMI1
+//! and POPCNT, which the kernel also uses (every AVX2 CPU has them: all three are part of
+//! x86-64-v3); the CPU supports `xgetbv` (OSXSAVE); and the operating system saves the
+//! upper halves of the YMM registers on context switches (XCR0 bits 1 and 2). Skipping the last check would run
 //! AVX2 code that an OS without AVX support silently corrupts. SSE4.1 is gated on SSE4.1
 //! itself (and SSSE3, which the kernel uses for `pshufb`), not on SSE4.2.
 
@@ -24,7 +25,7 @@ pub(crate) fn has_sse41() -> bool {
     features() & SSE41 != 0
 }
 
-/// Does this CPU (and OS) support the AVX2 kernel?
+/// Does this CPU (and OS) support the AVX2 kernel (AVX2, BMI1 and POPCNT)?
 pub(crate) fn has_avx2() -> bool {
     features() & AVX2 != 0
 }
@@ -61,7 +62,13 @@ fn detect() -> u8 {
         found |= SSE41; // SSSE3 and SSE4.1
     }
     let avx_and_osxsave = bit(basic.ecx, 28) && bit(basic.ecx, 27);
-    if avx_and_osxsave && max_leaf >= 7 && bit(leaf(7, 0).ebx, 5) {
+    let popcnt = bit(basic.ecx, 23);
+    // Leaf 7: AVX2 is EBX bit 5, BMI1 bit 3.
+    let avx2_and_bmi1 = max_leaf >= 7 && {
+        let extended = leaf(7, 0).ebx;
+        bit(extended, 5) && bit(extended, 3)
+    };
+    if avx_and_osxsave && popcnt && avx2_and_bmi1 {
         // SAFETY: OSXSAVE (checked above) means the OS enabled `xgetbv`.
         let xcr0 = unsafe { _xgetbv(0) };
         if xcr0 & 0b110 == 0b110 {
@@ -77,6 +84,11 @@ mod tests {
     #[test]
     fn agrees_with_std() {
         assert_eq!(super::has_sse41(), std::is_x86_feature_detected!("sse4.1"));
-        assert_eq!(super::has_avx2(), std::is_x86_feature_detected!("avx2"));
+        assert_eq!(
+            super::has_avx2(),
+            std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("popcnt")
+        );
     }
 }

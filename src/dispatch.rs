@@ -50,11 +50,16 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
 }
 
 cfg_if::cfg_if! {
-    if #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), target_feature = "avx2"))] {
+    if #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "avx2",
+        target_feature = "bmi1",
+        target_feature = "popcnt"
+    ))] {
         /// Runs the AVX2 kernel, which the compile-time target guarantees.
         #[inline]
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: the crate is compiled with `target_feature = "avx2"`.
+            // SAFETY: the crate is compiled with the target features `avx2`, `bmi1` and `popcnt`.
             unsafe { crate::arch::avx2::validate(bytes) }
         }
 
@@ -62,7 +67,7 @@ cfg_if::cfg_if! {
         /// the AVX2 kernel, which the compile-time target guarantees.
         #[inline]
         pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
-            // SAFETY: the crate is compiled with `target_feature = "avx2"`.
+            // SAFETY: the crate is compiled with the target features `avx2`, `bmi1` and `popcnt`.
             unsafe { crate::arch::avx2::first_invalid(bytes) }
         }
 
@@ -70,7 +75,7 @@ cfg_if::cfg_if! {
         /// AVX2 kernel, which the compile-time target guarantees.
         #[inline]
         pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
-            // SAFETY: the crate is compiled with `target_feature = "avx2"`.
+            // SAFETY: the crate is compiled with the target features `avx2`, `bmi1` and `popcnt`.
             unsafe { crate::arch::avx2::block_errors(bytes, carry, out) }
         }
     } else if #[cfg(all(

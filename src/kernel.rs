@@ -107,7 +107,8 @@ pub enum Kernel {
     Scalar,
     /// 16-byte SSE4.1 (and SSSE3) registers, on x86 and x86-64.
     Sse41,
-    /// 32-byte AVX2 registers, on x86 and x86-64.
+    /// 32-byte AVX2 registers, on x86 and x86-64 (with BMI1 and POPCNT, which every AVX2
+    /// CPU has).
     Avx2,
     /// 16-byte NEON registers, on 64-bit Arm.
     Neon,

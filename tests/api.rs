@@ -182,6 +182,8 @@ fn available_kernels() {
         assert_eq!(
             Kernel::Avx2.is_supported(),
             std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("popcnt")
         );
         assert_eq!(
             Kernel::Sse41.is_supported(),
