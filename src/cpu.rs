@@ -4,9 +4,10 @@
 //! The AVX2 kernel needs four things: the CPU implements AVX2 (`cpuid` leaf 7), and BMI1
 //! and POPCNT, which the kernel also uses (every AVX2 CPU has them: all three are part of
 //! x86-64-v3); the CPU supports `xgetbv` (OSXSAVE); and the operating system saves the
-//! upper halves of the YMM registers on context switches (XCR0 bits 1 and 2). Skipping the last check would run
-//! AVX2 code that an OS without AVX support silently corrupts. SSE4.1 is gated on SSE4.1
-//! itself (and SSSE3, which the kernel uses for `pshufb`), not on SSE4.2.
+//! upper halves of the YMM registers on context switches (XCR0 bits 1 and 2). Skipping
+//! the last check would run AVX2 code that an OS without AVX support silently corrupts.
+//! SSE4.1 is gated on SSE4.1 itself (and SSSE3, which the kernel uses for `pshufb`), not on
+//! SSE4.2.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::{__cpuid_count, _xgetbv, CpuidResult};
