@@ -473,15 +473,18 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     }
 }
 
-/// Blocks under which an input (after its first register) is [`validate_medium`]'s: one
-/// window with cheap checks (where checking every register after the first non-ASCII
+/// Blocks under which an input (after its first register) is [`validate_medium`]'s: half
+/// a window with cheap checks (where checking every register after the first non-ASCII
 /// block costs less than the windows' ways learning the text), [`MEDIUM_BLOCKS`]
 /// otherwise (the rest by mask, [`check_rest`]). With 32-byte registers, inputs of 512
 /// B to 2 KiB of real text were 1.1 to 1.35 times faster than with windows of 4 blocks.
+/// (Not a whole window: from 2 KiB on, checking every register after the first
+/// non-ASCII block made 2.5 to 4 KiB pieces of mostly-ASCII HTML 6 to 10% slower than
+/// [`check_rest`]'s mask.)
 #[inline(always)]
 fn medium_blocks<V: Vector>() -> usize {
     if cheap_checks::<V>() {
-        WINDOW
+        HALF_WINDOW
     } else {
         MEDIUM_BLOCKS
     }
@@ -506,12 +509,21 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
     }
 }
 
-/// Blocks per window of the main loop (2 KiB). The error bits of a window are tested
-/// once, so an error is found at most one window late. (32 rather than 16: the choice of
-/// the next window's way costs a few instructions per window, which on dense text is the
-/// difference between 0.66 and 0.64 instructions per byte; the speed on real text is the
-/// same.) The fewer than `WINDOW` blocks after the last window are [`check_rest`]'s.
-const WINDOW: usize = 32;
+/// Blocks per window of the main loop (4 KiB), one bit each in a [`BlockMask`]. The error
+/// bits of a window are tested once, so an error is found at most one window late. The
+/// choice of the next window's way (the error test, the match on the way, the mask
+/// history) costs the same per window whatever it holds, so the wider the window the
+/// thinner that cost: 64 rather than 32 made whole files of real text 1.05 to 1.07 times
+/// faster, and pieces of 2.5 to 6 KiB 1.06 to 1.12 times (32 rather than 16 had taken
+/// dense text from 0.66 to 0.64 instructions per byte). The fewer than `WINDOW` blocks
+/// after the last window are [`check_rest`]'s.
+const WINDOW: usize = 64;
+
+/// Half a window (2 KiB): the longest inputs [`validate_medium`] takes with 32-byte
+/// registers ([`medium_blocks`]), and the fewest blocks after the last window that
+/// [`check_rest`] skips ASCII pairs in before its mask (the two jobs the windows of 32
+/// blocks did before they grew).
+const HALF_WINDOW: usize = WINDOW / 2;
 
 /// With 16-byte registers, inputs under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes are
 /// [`validate_medium`]'s ([`medium_blocks`]).
@@ -555,12 +567,32 @@ unsafe fn keep_if<V: Vector>(cond: bool) -> V {
 }
 
 /// The blocks of a window that are not all ASCII, bit `i` for block `i`.
-type BlockMask = u32;
+type BlockMask = u64;
 
 /// The mask of a window of `blocks` blocks that are all non-ASCII.
 #[inline(always)]
 const fn full_mask(blocks: usize) -> BlockMask {
     BlockMask::MAX >> (BlockMask::BITS as usize - blocks)
+}
+
+/// Is `non_ascii`, the mask of `blocks` blocks, dense text: at most
+/// [`full_ascii_quarters`] quarters of them ASCII? With none (16-byte registers), a
+/// comparison rather than a count: the SSE4.1 kernel is built without POPCNT, where
+/// counting the bits of a 64-bit mask takes a dozen instructions.
+#[inline(always)]
+fn is_dense<V: Vector>(non_ascii: BlockMask, blocks: usize) -> bool {
+    let quarters = full_ascii_quarters::<V>();
+    if quarters == 0 {
+        return non_ascii == full_mask(blocks);
+    }
+    let blocks = blocks as u32;
+    (blocks - non_ascii.count_ones()) * 4 <= blocks * quarters
+}
+
+/// Has `mask` at most one bit set? (Without a count: see [`is_dense`].)
+#[inline(always)]
+const fn at_most_one(mask: BlockMask) -> bool {
+    mask & mask.wrapping_sub(1) == 0
 }
 
 /// Checks the `G` blocks at `ptr` ([`check_block`] each).
@@ -955,20 +987,18 @@ impl Mode {
         )
     }
 
-    /// Chooses the way of the next window from the mask of the last one, by blocks, where
-    /// a window of `full` blocks with at most `ascii_quarters` quarters of them ASCII
-    /// is dense ([`full_ascii_quarters`]).
+    /// Chooses the way of the next window from the mask of the last one, by blocks, and
+    /// whether that window was dense ([`is_dense`]).
     #[inline(always)]
-    fn after_blocks(&mut self, mask: BlockMask, full: BlockMask, ascii_quarters: u32) {
+    fn after_blocks(&mut self, mask: BlockMask, dense: bool) {
         // Dense text first: it needs no history, and it is where the work per byte is
         // highest, so the fewer instructions here the better.
-        let blocks = full.count_ones();
-        if (blocks - mask.count_ones()) * 4 <= blocks * ascii_quarters {
+        if dense {
             self.way = Way::Full;
             self.full_left = FULL_RUN;
             return;
         }
-        if mask.count_ones() <= 1 {
+        if at_most_one(mask) {
             self.way = Way::Sparse;
             return;
         }
@@ -984,10 +1014,12 @@ impl Mode {
     #[inline(always)]
     fn after_pairs(&mut self, mask: BlockMask) {
         // (A non-ASCII block in every pair is not yet dense text: by mask first.)
-        self.way = match mask.count_ones() {
-            0 => Way::Ascii,
-            1 => Way::Sparse,
-            _ => Way::Mask,
+        self.way = if mask == 0 {
+            Way::Ascii
+        } else if at_most_one(mask) {
+            Way::Sparse
+        } else {
+            Way::Mask
         };
     }
 
@@ -1032,7 +1064,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                 }
                 Way::Pattern => {
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
-                    mode.after_blocks(mask, full_mask(W), full_ascii_quarters::<V>());
+                    mode.after_blocks(mask, is_dense::<V>(mask, W));
                     errors
                 }
                 // (An arm of its own, not one shared with `Pattern` under an `if`: sharing
@@ -1042,7 +1074,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
                     // No mask to compare with yet: this window's stands for the spacing.
                     mode.recent = [mask; 4];
-                    mode.after_blocks(mask, full_mask(W), full_ascii_quarters::<V>());
+                    mode.after_blocks(mask, is_dense::<V>(mask, W));
                     errors
                 }
                 Way::Full => {
@@ -1051,7 +1083,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                 }
                 Way::Mask => {
                     let mask = non_ascii_units::<V, 1>(bytes, pos, W);
-                    mode.after_blocks(mask, full_mask(W), full_ascii_quarters::<V>());
+                    mode.after_blocks(mask, is_dense::<V>(mask, W));
                     check_by_mask::<V, 1>(k, bytes, pos, W, mask)
                 }
             }
@@ -1100,11 +1132,15 @@ unsafe fn first_bad_block<V: Vector, const W: usize>(
 }
 
 /// Checks the bytes after the last window, `bytes[pos..]`: fewer than `WINDOW` blocks and
-/// a tail (with 16-byte registers also the whole input after its first register, for
-/// inputs under a window). Where checks are cheap and the windows before did not find
-/// sparse text, pairs of ASCII blocks are skipped up to the first that is not, and
+/// a tail (also the whole input after its first register, for inputs under a window that
+/// are not [`validate_medium`]'s). Where checks are cheap and the windows before did not
+/// find sparse text, pairs of ASCII blocks are skipped up to the first that is not, and
 /// everything from there is checked ([`check_after_ascii`]); otherwise by mask
-/// ([`check_rest_by_mask`]).
+/// ([`check_rest_by_mask`]), after sparse text from the first pair of blocks that is not
+/// ASCII where at least [`HALF_WINDOW`] blocks are left. (A mask costs an instruction or
+/// two per ASCII block more than the skip: by mask from the start, 2.5 to 4 KiB pieces of
+/// ASCII text were 15% slower; skipping before shorter rests made 1.5 KiB pieces of
+/// mixed text 5% slower with 16-byte registers, through the skip's mispredicted exit.)
 ///
 /// The windows' ways learn the text over a few windows, at a mispredicted branch or two
 /// per change of way; for these few blocks a way chosen once is faster. With narrow
@@ -1126,9 +1162,34 @@ unsafe fn check_rest<V: Vector>(
     unsafe {
         if cheap_checks::<V>() && !sparse {
             check_after_ascii(k, bytes, pos)
+        } else if sparse && bytes.len() - pos >= HALF_WINDOW * BLOCK {
+            check_rest_by_mask(k, bytes, skip_ascii_rest(k, bytes, pos)?)
         } else {
             check_rest_by_mask(k, bytes, pos)
         }
+    }
+}
+
+/// Skips the pairs of ASCII blocks at `pos` ([`skip_ascii_pairs`]): returns where they
+/// end, or `Err(pos)` if a sequence started before `pos` needs bytes from them.
+///
+/// # Safety
+/// `BYTES <= pos <= bytes.len()`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn skip_ascii_rest<V: Vector>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> Result<usize, usize> {
+    // SAFETY: the skip tests blocks that end by `bytes.len()`; the end check reads
+    // `pos - BYTES .. pos`, within `bytes` (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        let start = skip_ascii_pairs::<V>(bytes, pos, bytes.len());
+        // Skipped ASCII blocks end any sequence started before them.
+        if start > pos && ends_incomplete(k, bytes, pos) {
+            return Err(pos);
+        }
+        Ok(start)
     }
 }
 
@@ -1152,11 +1213,7 @@ unsafe fn check_after_ascii<V: Vector>(
     // after `pos - BYTES >= 0` and within `bytes`, whose length is at least `BYTES + 3`
     // (caller's guarantee); the CPU supports `V`.
     unsafe {
-        let start = skip_ascii_pairs::<V>(bytes, pos, len);
-        // Skipped ASCII blocks end any sequence started before them.
-        if start > pos && ends_incomplete(k, bytes, pos) {
-            return Err(pos);
-        }
+        let start = skip_ascii_rest(k, bytes, pos)?;
         let errors = if start + 2 * BLOCK > len {
             tail_has_errors(k, bytes, start)
         } else {
@@ -1191,11 +1248,10 @@ unsafe fn check_rest_by_mask<V: Vector>(
             tail_has_errors(k, bytes, pos)
         } else {
             let non_ascii = non_ascii_units::<V, 1>(bytes, pos, blocks);
-            let ascii_blocks = blocks as u32 - non_ascii.count_ones();
             if non_ascii == 0 {
                 // (`check_by_mask` would check a block anyway.)
                 ends_incomplete(k, bytes, pos) || tail_has_errors(k, bytes, end)
-            } else if ascii_blocks * 4 <= blocks as u32 * full_ascii_quarters::<V>() {
+            } else if is_dense::<V>(non_ascii, blocks) {
                 !tail_errors(k, bytes, pos).is_zero()
             } else {
                 !check_by_mask::<V, 1>(k, bytes, pos, blocks, non_ascii).is_zero()

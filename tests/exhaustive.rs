@@ -159,10 +159,15 @@ const MEDIUM: usize = 3 * 64 + 9;
 /// AVX2 (32 + 256), and the longest that are not.
 const MAIN_LOOP_EDGES: [usize; 4] = [271, 272, 287, 288];
 
-/// The longest inputs without a window of the main loop (a register and 2 KiB) with
+/// The longest inputs without a window of the main loop (a register and 4 KiB) with
 /// 16- and 32-byte registers and the shortest with one; and after the window, one block
-/// and a tail (with 16-byte registers, two blocks), and two blocks.
-const WINDOW_EDGES: [usize; 6] = [2063, 2064, 2079, 2080, 2207, 2208];
+/// and a tail (with 16-byte registers, two blocks), and two blocks. Then the same at half
+/// a window (a register and 2 KiB): the longest inputs checked in one piece with 32-byte
+/// registers, and the fewest blocks after the last window that are skipped up to the
+/// first non-ASCII pair before their mask.
+const WINDOW_EDGES: [usize; 12] = [
+    4111, 4112, 4127, 4128, 4255, 4256, 2063, 2064, 2079, 2080, 2207, 2208,
+];
 
 /// Short inputs and those around one register (16 or 32 bytes) plus the three bytes
 /// before it, one block (64), a few blocks, and the long input.
@@ -175,7 +180,7 @@ fn every_byte_at_every_offset() {
     let mut lengths: Vec<usize> = (1..=100).collect();
     lengths.extend([128, MEDIUM, 256, LONG]);
     lengths.extend(MAIN_LOOP_EDGES);
-    // (Under emulation, `UTF8CHECK_SMALL_TESTS`, not the inputs of 2 KiB: the byte-class
+    // (Under emulation, `UTF8CHECK_SMALL_TESTS`, not the inputs of 2 to 4 KiB: the byte-class
     // triples below still place bytes at those boundaries.)
     if !small_tests() {
         lengths.extend(WINDOW_EDGES);
@@ -366,7 +371,7 @@ enum Way {
 }
 
 /// Blocks per window of the main loop (`WINDOW` in src/generic.rs).
-const WINDOW_BLOCKS: usize = 32;
+const WINDOW_BLOCKS: usize = 64;
 
 impl Way {
     const ALL: [Way; 6] = [
@@ -385,7 +390,7 @@ impl Way {
     /// window is checked by pairs; a full window after that makes the next one checked by
     /// its mask, and another full one after that makes the next one dense. A window by
     /// mask with blocks 0 and 2 leaves the next one by mask, and the same mask again makes
-    /// it a pattern. Four non-ASCII pairs 16 blocks apart (blocks 14 and 30 of two
+    /// it a pattern. Four non-ASCII pairs half a window apart (blocks 30 and 62 of two
     /// windows: never three within a window), the last one ending the second window, stop
     /// the skipping loop for a pattern at once.
     ///
@@ -402,7 +407,9 @@ impl Way {
             Way::Mask => vec![stop, full],
             Way::Full => vec![stop, full.clone(), full],
             Way::Pattern => vec![stop, full, vec![0, 2], vec![0, 2]],
-            Way::Regular if register == 32 => vec![vec![14, WINDOW_BLOCKS - 2]; 2],
+            Way::Regular if register == 32 => {
+                vec![vec![WINDOW_BLOCKS / 2 - 2, WINDOW_BLOCKS - 2]; 2]
+            }
             Way::Regular => return None,
         })
     }
@@ -422,11 +429,22 @@ enum Region {
     /// `Sparse`, `Pattern`, `Regular`) or not decides how these blocks are checked with
     /// 32-byte registers (by mask, or skipped up to the first non-ASCII pair of blocks and
     /// checked from there); with 16-byte ones always by mask. `None`: no window, an input
-    /// under one window plus a register (with 32-byte registers, ASCII blocks skipped up
+    /// under half a window plus a register (with 32-byte registers, ASCII blocks skipped up
     /// to the first that is not and every register checked from there; with 16-byte ones,
     /// by mask).
     Rest(Option<Way>),
+    /// Half a window and 4 blocks ([`LONG_REST_BLOCKS`]) and the tail, after no window (an
+    /// input of over half a window, not checked in one piece with either register) or
+    /// after a window checked this way (set up as for `Window(way)`: ASCII but for the
+    /// sequence and its neighbours), so that they start at a window's end. After sparse
+    /// text (and no window), ASCII pairs of blocks are skipped up to the first that is not
+    /// before the mask, and a sequence left open at the start must be caught. (`Rest`
+    /// after the skipping loop starts where that loop stopped, at a non-ASCII pair.)
+    LongRest(Option<Way>),
 }
+
+/// Blocks of [`Region::LongRest`]: half a window and four.
+const LONG_REST_BLOCKS: usize = WINDOW_BLOCKS / 2 + 4;
 
 impl Region {
     /// Every region: each way of a window, and the blocks after windows of each kind.
@@ -434,6 +452,8 @@ impl Region {
         let mut all: Vec<Region> = Way::ALL.into_iter().map(Region::Window).collect();
         all.extend([Region::FirstWindow, Region::Rest(None)]);
         all.extend(Way::ALL.into_iter().map(|way| Region::Rest(Some(way))));
+        all.push(Region::LongRest(None));
+        all.extend(Way::ALL.into_iter().map(|way| Region::LongRest(Some(way))));
         all
     }
 
@@ -446,6 +466,12 @@ impl Region {
             Region::FirstWindow => (WINDOW_BLOCKS, Vec::new(), 4),
             Region::Rest(None) => (8, Vec::new(), 0),
             Region::Rest(Some(way)) => (8, way.set_up(register)?, 0),
+            Region::LongRest(None) => (LONG_REST_BLOCKS, Vec::new(), 0),
+            Region::LongRest(Some(way)) => {
+                let mut windows = way.set_up(register)?;
+                windows.push(Vec::new());
+                (LONG_REST_BLOCKS, windows, 0)
+            }
         })
     }
 }
@@ -576,22 +602,39 @@ fn small_tests() -> bool {
     std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0")
 }
 
+/// The first two and the last two boundaries of a window (0 to `WINDOW_BLOCKS`).
+fn window_edge(boundary: usize) -> bool {
+    boundary <= 1 || boundary + 1 >= WINDOW_BLOCKS
+}
+
+/// The first five and the last three boundaries of a [`Region::LongRest`]: where the
+/// skip starts, its first pairs, and the end of its blocks.
+fn long_rest_edge(boundary: usize) -> bool {
+    boundary <= 4 || boundary + 2 >= LONG_REST_BLOCKS
+}
+
 #[test]
 fn every_pair_across_blocks() {
     // Every neighbour in an input under one window, and after an ASCII window (by mask);
     // after a window by mask (with 32-byte registers, skipped up to the first non-ASCII
-    // pair of blocks and checked from there) and at the first and last boundaries of each
-    // window, with ASCII around (an input with windows is 2 to 10 KiB). Under emulation
-    // (`UTF8CHECK_SMALL_TESTS`), only among ASCII blocks in an input under one window:
-    // every neighbour is still tried by the byte-class triples below.
+    // pair of blocks and checked from there), at the first and last boundaries of each
+    // window, and at the edges of the longer blocks after an ASCII window or none (ASCII
+    // pairs skipped before the mask), with ASCII around (an input with windows is 4 to
+    // 21 KiB). Under emulation (`UTF8CHECK_SMALL_TESTS`), only among ASCII blocks in an
+    // input under one window: every neighbour is still tried by the byte-class triples
+    // below.
     let small = small_tests();
     let placements = block_placements(2, |region, boundary, neighbours| match region {
         Region::Rest(None) => !small || neighbours.is_ascii(),
         Region::Rest(Some(Way::Ascii)) => !small,
         Region::Rest(Some(Way::Mask)) => !small && neighbours.is_ascii(),
         Region::Rest(Some(_)) => false,
+        Region::LongRest(None | Some(Way::Ascii)) => {
+            !small && neighbours.is_ascii() && long_rest_edge(boundary)
+        }
+        Region::LongRest(Some(_)) => false,
         Region::Window(_) | Region::FirstWindow => {
-            !small && neighbours.is_ascii() && matches!(boundary, 0 | 1 | 31 | 32)
+            !small && neighbours.is_ascii() && window_edge(boundary)
         }
     });
     check_every_sequence::<2>(&placements, true);
@@ -599,22 +642,22 @@ fn every_pair_across_blocks() {
 
 #[test]
 fn class_triples_across_blocks() {
-    // Every region and every neighbour at the blocks after the last window; in windows,
-    // their first and last boundaries and two in the middle. Under emulation, every
-    // neighbour only after no window, and in windows only the first and last boundaries
-    // (the inputs with windows are 2 to 10 KiB).
+    // Every region and every neighbour at the blocks after the last window (at the edges
+    // of the longer ones); in windows, their first and last boundaries and a few more.
+    // Under emulation, every neighbour only after no window, and in windows only the
+    // first and last boundaries (the inputs with windows are 4 to 21 KiB).
     let small = small_tests();
+    let half = WINDOW_BLOCKS / 2;
     let placements = block_placements(3, |region, boundary, neighbours| {
         if small && !matches!(region, Region::Rest(None)) && !neighbours.is_ascii() {
             return false;
         }
         match region {
             Region::Rest(_) => true,
-            Region::Window(_) | Region::FirstWindow if small => {
-                matches!(boundary, 0 | 1 | 31 | 32)
-            }
+            Region::LongRest(_) => long_rest_edge(boundary),
+            Region::Window(_) | Region::FirstWindow if small => window_edge(boundary),
             Region::Window(_) | Region::FirstWindow => {
-                matches!(boundary, 0 | 1 | 2 | 3 | 4 | 16 | 17 | 31 | 32)
+                window_edge(boundary) || [2, 3, 4, half, half + 1, 32, 33].contains(&boundary)
             }
         }
     });
