@@ -572,7 +572,7 @@ impl Walker {
 
 /// The first error of `bytes` (which starts at a character boundary), after the kernel
 /// failed on it at `checkpoint`: the error lies after `checkpoint`, up to a window of the
-/// main loop (a few hundred bytes, up to 2 KiB) later, and `first_invalid` finds it from
+/// main loop (a few hundred bytes, up to 4 KiB) later, and `first_invalid` finds it from
 /// there.
 #[inline]
 fn locate(bytes: &[u8], checkpoint: usize) -> Option<RawError> {

@@ -16,7 +16,7 @@
 //!   input.
 //!
 //! # The main loop: windows of blocks, and the ASCII decision
-//! The main loop takes windows of 32 64-byte blocks (2 KiB) and tests their error bits
+//! The main loop takes windows of 64 64-byte blocks (4 KiB) and tests their error bits
 //! once per window. An all-ASCII block cannot contain an error, but it ends any
 //! sequence left open by the three bytes before it. Real text is mostly ASCII with
 //! non-ASCII words scattered through it, so the question is how to pay for the full check
@@ -43,7 +43,7 @@
 //!   window.
 //!
 //! The first window's way comes from the input's first register ([`Mode::first`]). The
-//! fewer than 32 blocks after the last window (all of an input under 2 KiB) are checked
+//! fewer than 64 blocks after the last window (all of an input under 4 KiB) are checked
 //! one way chosen once ([`check_rest`]): learning the text takes the windows a few
 //! windows, which these blocks do not have.
 //!
@@ -64,11 +64,11 @@
 //!   that never touch a byte outside the slice ([`Vector::load_partial`]), zero-padded;
 //!   the padding doubles as the end check, as an unfinished sequence is followed by a
 //!   zero, which the pair check rejects;
-//! * under one window plus a register with 32-byte registers, under four blocks plus a
+//! * under half a window plus a register with 32-byte registers, under four blocks plus a
 //!   register with 16-byte ones ([`validate_medium`], [`medium_blocks`]): ASCII blocks
 //!   skipped up to the first that is not, then every register from there checked without
 //!   further branches and one error test;
-//! * longer: the first register, the main loop's windows (from 2 KiB on), the blocks
+//! * longer: the first register, the main loop's windows (from 4 KiB on), the blocks
 //!   after them and the end ([`check_rest`]).
 //!
 //! (`dispatch.rs` answers inputs of up to 16 ASCII bytes before calling a kernel at all.)
@@ -531,7 +531,7 @@ const MEDIUM_BLOCKS: usize = 4;
 
 /// Windows checked in [`Way::Full`] between two checked by mask (which measure whether
 /// the text is still dense): 15, one window in 16, so that the mask's cost is spread thin
-/// while a change of text is seen within 32 KiB.
+/// while a change of text is seen within 64 KiB.
 const FULL_RUN: u32 = 15;
 
 /// Is checking a block cheap, next to testing it for ASCII? With 32-byte registers a
