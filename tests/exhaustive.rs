@@ -657,7 +657,7 @@ fn class_triples_across_blocks() {
             Region::LongRest(_) => long_rest_edge(boundary),
             Region::Window(_) | Region::FirstWindow if small => window_edge(boundary),
             Region::Window(_) | Region::FirstWindow => {
-                window_edge(boundary) || [2, 3, 4, half, half + 1, 32, 33].contains(&boundary)
+                window_edge(boundary) || [2, 3, 4, half, half + 1].contains(&boundary)
             }
         }
     });

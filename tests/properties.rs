@@ -1,7 +1,8 @@
 //! Property tests: random valid text with characters of every encoded length, in
 //! ASCII-heavy and non-ASCII-heavy mixes and in long ASCII runs broken by non-ASCII bursts,
-//! from empty to about 2000 bytes (short inputs, the first block, the main loop with its
-//! all-ASCII blocks and the transitions out of them, and the tail); then the same text
+//! from empty to about 12 KiB (short inputs, the first block, the main loop's windows of
+//! 4 KiB with their all-ASCII blocks and the transitions out of them, the blocks after the
+//! last window, and the tail); then the same text
 //! mutated (bytes changed, inserted, deleted, the end cut off); and arbitrary bytes.
 //! Every API and every kernel in `Kernel::available()` must agree with
 //! `core::str::from_utf8` and the `ErrorKind` rule (see `common`).
@@ -46,7 +47,7 @@ fn text_with(weights: [u32; 4], max_chars: usize) -> impl Strategy<Value = Strin
 /// non-ASCII characters: the main loop's ASCII fast path and its way out of it.
 fn ascii_runs_and_bursts() -> impl Strategy<Value = String> {
     let run = (0..200usize, text_with([0, 1, 1, 1], 6));
-    vec(run, 0..10).prop_map(|runs| {
+    vec(run, 0..60).prop_map(|runs| {
         let mut text = String::new();
         for (ascii, burst) in runs {
             text.extend((0..ascii).map(|i| char::from(b' ' + (i % 95) as u8)));
@@ -57,13 +58,16 @@ fn ascii_runs_and_bursts() -> impl Strategy<Value = String> {
 }
 
 /// Valid text of every shape: short (most inputs in practice), ASCII-heavy, non-ASCII-heavy,
-/// evenly mixed, and ASCII runs with bursts; up to about 2000 bytes.
+/// evenly mixed, and ASCII runs with bursts; up to about 12 KiB (three windows of the main
+/// loop).
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         text_with([1, 1, 1, 1], 24),
         text_with([12, 1, 1, 1], 1000),
+        text_with([12, 1, 1, 1], 8000),
         text_with([1, 3, 3, 3], 600),
         text_with([1, 1, 1, 1], 800),
+        text_with([1, 1, 1, 1], 4000),
         ascii_runs_and_bursts(),
     ]
 }
@@ -83,6 +87,10 @@ enum Mutation {
     Insert(Index, u8),
     Delete(Index),
     Truncate(Index),
+    /// Removes the last byte of a multi-byte character that ASCII follows (one of them,
+    /// chosen by the index; nothing if there is none): a sequence left unfinished where
+    /// non-ASCII bytes switch to ASCII, which the kernels check apart from the rest.
+    CutBeforeAscii(Index),
 }
 
 fn mutation() -> impl Strategy<Value = Mutation> {
@@ -91,6 +99,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         2 => (any::<Index>(), byte()).prop_map(|(at, b)| Mutation::Insert(at, b)),
         2 => any::<Index>().prop_map(Mutation::Delete),
         1 => any::<Index>().prop_map(Mutation::Truncate),
+        2 => any::<Index>().prop_map(Mutation::CutBeforeAscii),
     ]
 }
 
@@ -104,6 +113,14 @@ fn apply(bytes: &mut Vec<u8>, mutation: &Mutation) {
             bytes.remove(at.index(len));
         }
         Mutation::Truncate(at) => bytes.truncate(at.index(len)),
+        Mutation::CutBeforeAscii(at) => {
+            let ends: Vec<usize> = (0..len)
+                .filter(|&i| bytes[i] >= 0x80 && bytes.get(i + 1).map_or(true, u8::is_ascii))
+                .collect();
+            if !ends.is_empty() {
+                bytes.remove(ends[at.index(ends.len())]);
+            }
+        }
     }
 }
 
@@ -131,7 +148,7 @@ proptest! {
     }
 
     #[test]
-    fn mostly_ascii_random_bytes(bytes in vec(prop_oneof![20 => 0u8..0x80, 1 => byte()], 0..2000)) {
+    fn mostly_ascii_random_bytes(bytes in vec(prop_oneof![20 => 0u8..0x80, 1 => byte()], 0..12000)) {
         check_against_std(&bytes);
     }
 
