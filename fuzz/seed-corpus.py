@@ -145,13 +145,14 @@ def seeds():
                 yield f"at{at}-{name}-end", b"a" * at + seq
     yield "at63-error-after-text", (TEXT.encode() * 2)[:63] + b"\xff"
 
-    # Long inputs: the block loop and its ASCII fast path, with an error at the very end.
-    yield "long-ascii", b"a" * 4000
-    yield "long-ascii-error-end", b"a" * 4000 + b"\xff"
-    yield "long-ascii-cut-end", b"a" * 4000 + b"\xf0\x9f\x8c"
-    yield "long-text", (TEXT * 40).encode()
-    yield "long-text-error-end", (TEXT * 40).encode() + b"\xed\xa0\x80"
-    yield "long-text-cut-end", (TEXT * 40).encode() + b"\xe2\x82"
+    # Long inputs: two windows of the main loop (4 KiB each) and the blocks after them,
+    # with its ASCII fast path, and an error at the very end.
+    yield "long-ascii", b"a" * 10000
+    yield "long-ascii-error-end", b"a" * 10000 + b"\xff"
+    yield "long-ascii-cut-end", b"a" * 10000 + b"\xf0\x9f\x8c"
+    yield "long-text", (TEXT * 140).encode()
+    yield "long-text-error-end", (TEXT * 140).encode() + b"\xed\xa0\x80"
+    yield "long-text-cut-end", (TEXT * 140).encode() + b"\xe2\x82"
 
 
 def frame(control, text):
