@@ -644,8 +644,9 @@ fn every_pair_across_blocks() {
 fn class_triples_across_blocks() {
     // Every region and every neighbour at the blocks after the last window (at the edges
     // of the longer ones); in windows, their first and last boundaries and a few more.
-    // Under emulation, every neighbour only after no window, and in windows only the
-    // first and last boundaries (the inputs with windows are 4 to 21 KiB).
+    // Under emulation, every neighbour only after no window, in windows only the first
+    // and last boundaries, and in the longer blocks after them the first two and the last
+    // (the inputs with windows are 4 to 21 KiB).
     let small = small_tests();
     let half = WINDOW_BLOCKS / 2;
     let placements = block_placements(3, |region, boundary, neighbours| {
@@ -654,6 +655,7 @@ fn class_triples_across_blocks() {
         }
         match region {
             Region::Rest(_) => true,
+            Region::LongRest(_) if small => boundary <= 1 || boundary == LONG_REST_BLOCKS,
             Region::LongRest(_) => long_rest_edge(boundary),
             Region::Window(_) | Region::FirstWindow if small => window_edge(boundary),
             Region::Window(_) | Region::FirstWindow => {
