@@ -479,7 +479,7 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
 /// otherwise (the rest by mask, [`check_rest`]). With 32-byte registers, inputs of 512
 /// B to 2 KiB of real text were 1.1 to 1.35 times faster than with windows of 4 blocks.
 /// (Not a whole window: from 2 KiB on, checking every register after the first
-/// non-ASCII block made 2.5 to 4 KiB pieces of mostly-ASCII HTML 6 to 10% slower than
+/// non-ASCII block made 2.5 to 4 KiB pieces of mostly-ASCII HTML 3 to 10% slower than
 /// [`check_rest`]'s mask.)
 #[inline(always)]
 fn medium_blocks<V: Vector>() -> usize {
@@ -514,7 +514,7 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
 /// choice of the next window's way (the error test, the match on the way, the mask
 /// history) costs the same per window whatever it holds, so the wider the window the
 /// thinner that cost: 64 rather than 32 made whole files of real text 1.05 to 1.07 times
-/// faster, and pieces of 2.5 to 6 KiB 1.06 to 1.12 times (32 rather than 16 had taken
+/// faster, and pieces of 2.5 to 6 KiB 1.06 to 1.15 times (32 rather than 16 had taken
 /// dense text from 0.66 to 0.64 instructions per byte). The fewer than `WINDOW` blocks
 /// after the last window are [`check_rest`]'s.
 const WINDOW: usize = 64;
@@ -616,7 +616,8 @@ unsafe fn check_unit<V: Vector, const G: usize>(k: &Constants<V>, ptr: *const u8
 /// for unit `i`).
 ///
 /// # Safety
-/// `pos + units * G * BLOCK <= bytes.len()` and `units <= 32`; the CPU must support `V`.
+/// `pos + units * G * BLOCK <= bytes.len()` and `units <= WINDOW` (the bits of a
+/// [`BlockMask`]); the CPU must support `V`.
 #[inline(always)]
 unsafe fn non_ascii_units<V: Vector, const G: usize>(
     bytes: &[u8],
@@ -656,7 +657,7 @@ unsafe fn non_ascii_units<V: Vector, const G: usize>(
 /// Returns the error bits.
 ///
 /// # Safety
-/// `BYTES <= pos` and `pos + units * G * BLOCK <= bytes.len()`; `2 <= units <= 32`; the
+/// `BYTES <= pos` and `pos + units * G * BLOCK <= bytes.len()`; `2 <= units <= WINDOW`; the
 /// CPU must support `V`.
 #[inline(always)]
 unsafe fn check_by_mask<V: Vector, const G: usize>(
@@ -1139,8 +1140,9 @@ unsafe fn first_bad_block<V: Vector, const W: usize>(
 /// ([`check_rest_by_mask`]), after sparse text from the first pair of blocks that is not
 /// ASCII where at least [`HALF_WINDOW`] blocks are left. (A mask costs an instruction or
 /// two per ASCII block more than the skip: by mask from the start, 2.5 to 4 KiB pieces of
-/// ASCII text were 15% slower; skipping before shorter rests made 1.5 KiB pieces of
-/// mixed text 5% slower with 16-byte registers, through the skip's mispredicted exit.)
+/// ASCII text were 13 to 15% slower; skipping before shorter rests made 1.5 KiB pieces of
+/// mixed text 5% slower with 16-byte registers, most likely by the skip's mispredicted
+/// exit.)
 ///
 /// The windows' ways learn the text over a few windows, at a mispredicted branch or two
 /// per change of way; for these few blocks a way chosen once is faster. With narrow
