@@ -826,16 +826,19 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 
 /// ASCII text with rare non-ASCII bytes, from `pos` on: ASCII blocks skipped two at a
 /// time; where a pair is not all ASCII, both of its blocks are checked, until three such
-/// pairs come within a window, or four at equal gaps (of half a window to a window: closer
-/// ones are three within a window first). With 16-byte registers, until two come within a
-/// window. Where non-ASCII bytes are rare this costs the least per ASCII block, and the
-/// only mispredicted branches are the skip's exits.
+/// pairs come within a window, or four at equal gaps of up to a window. With 16-byte
+/// registers, until two come within a window. Where non-ASCII bytes are rare this costs
+/// the least per ASCII block, and the only mispredicted branches are the skip's exits.
 ///
 /// Three pairs within a window, not two, with cheap checks: in text with a non-ASCII
 /// character every 1 to 4 KiB at random gaps, two pairs within a window are common, and
 /// leaving this loop for the windows by mask there cost up to 12%; four pairs at equal
 /// gaps go to a pattern at once ([`Way::Regular`]), where the predictor learns the
 /// spacing, which it does not learn as well from this loop's exits (`docs/design.md`).
+/// Three pairs within a window at two equal gaps look at a fourth pair before they stop:
+/// otherwise spacings under half a window never reached [`Way::Regular`] (they are three
+/// within a window first), and a 64 KiB buffer with a character every 96 to 512 bytes
+/// spent a quarter of its windows by mask before the history showed the pattern.
 ///
 /// Both blocks of the pair, not the one that holds the non-ASCII byte: choosing it would
 /// be a conditional move on the ASCII test, and every later address (the check's loads,
@@ -843,9 +846,10 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 /// an ASCII block (sparse text, 2 KiB spacing: 1.1x to 1.25x faster).
 ///
 /// Returns where it stopped and the way of the next window: after a pair that came within
-/// a window of the one two before (one before, with 16-byte registers: [`Way::Sparse`],
-/// the text is no longer sparse) or at the same gap as the two before ([`Way::Regular`]),
-/// or where fewer than `W` blocks are left; or `Err(checkpoint)` at the first error.
+/// a window of the one two before, at another gap than the pair before it (one before,
+/// with 16-byte registers, at any gap: [`Way::Sparse`], the text is no longer sparse) or
+/// at the same gap as the two before ([`Way::Regular`]), or where fewer than `W` blocks
+/// are left; or `Err(checkpoint)` at the first error.
 ///
 /// # Safety
 /// `BYTES <= pos`; the CPU must support `V`.
@@ -901,7 +905,9 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
             if regular {
                 return Ok((pos, Way::Regular));
             }
-            if close {
+            // Close, but at the same gap as the pair before: with cheap checks, one more
+            // pair decides whether the spacing is regular.
+            if close && !(cheap_checks::<V>() && gaps[0] == gaps[1]) {
                 return Ok((pos, Way::Sparse));
             }
         }

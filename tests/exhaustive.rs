@@ -354,7 +354,7 @@ fn every_truncation_of_multilingual_text() {
 enum Way {
     /// From the start of an input that starts with ASCII: pairs of ASCII blocks skipped in
     /// a loop, each pair that is not all ASCII checked whole, until three such pairs come
-    /// within a window, or four at equal gaps.
+    /// within a window (the last two gaps unequal), or four at equal gaps.
     Ascii,
     /// After that: the mask of the non-ASCII pairs of blocks, a loop over it.
     Sparse,
@@ -385,9 +385,11 @@ impl Way {
 
     /// The windows before the one under test, as the blocks of each that hold an `é` (the
     /// input starts with ASCII). An all-ASCII window leaves the skipping loop running.
-    /// Otherwise the first makes the skipping loop stop exactly at its end (three
-    /// non-ASCII pairs close together, the third one ending the window), so that the next
-    /// window is checked by pairs; a full window after that makes the next one checked by
+    /// Otherwise the first makes the skipping loop stop exactly at its end, so that the
+    /// next window is checked by pairs: with 32-byte registers, four non-ASCII pairs close
+    /// together, the first three at equal gaps (which keeps the loop going for one more
+    /// pair) and the fourth two pairs after the third, ending the window; with 16-byte ones, two
+    /// pairs ending the window; a full window after that makes the next one checked by
     /// its mask, and another full one after that makes the next one dense. A window by
     /// mask with blocks 0 and 2 leaves the next one by mask, and the same mask again makes
     /// it a pattern. Four non-ASCII pairs half a window apart (blocks 30 and 62 of two
@@ -398,8 +400,11 @@ impl Way {
     /// two with 16-byte ones (`register`), and only the former goes to a pattern from it:
     /// `None` for `Regular` with 16-byte registers.
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
-        let pairs = if register == 32 { 3 } else { 2 };
-        let stop: Vec<usize> = (1..=pairs).map(|i| WINDOW_BLOCKS - 2 * i).collect();
+        let stop: Vec<usize> = if register == 32 {
+            [10, 8, 6, 2].map(|back| WINDOW_BLOCKS - back).to_vec()
+        } else {
+            vec![WINDOW_BLOCKS - 4, WINDOW_BLOCKS - 2]
+        };
         let full: Vec<usize> = (0..WINDOW_BLOCKS).collect();
         Some(match self {
             Way::Ascii => vec![vec![]],
