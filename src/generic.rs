@@ -1166,7 +1166,9 @@ unsafe fn check_rest<V: Vector>(
     pos: usize,
     sparse: bool,
 ) -> Result<(), usize> {
-    // SAFETY: the caller's guarantee is both functions'.
+    // SAFETY: the caller's guarantee is that of each function called here
+    // (`check_after_ascii`, `skip_ascii_rest`, `check_rest_by_mask`); `skip_ascii_rest`
+    // returns a position from `pos` to `bytes.len()`, so it holds after the skip too.
     unsafe {
         if cheap_checks::<V>() && !sparse {
             check_after_ascii(k, bytes, pos)
