@@ -387,18 +387,21 @@ impl Way {
     /// input starts with ASCII). An all-ASCII window leaves the skipping loop running.
     /// Otherwise the first makes the skipping loop stop exactly at its end, so that the
     /// next window is checked by pairs: with 32-byte registers, four non-ASCII pairs close
-    /// together, the first three at equal gaps (which keeps the loop going for one more
-    /// pair) and the fourth two pairs after the third, ending the window; with 16-byte ones, two
-    /// pairs ending the window; a full window after that makes the next one checked by
-    /// its mask, and another full one after that makes the next one dense. A window by
-    /// mask with blocks 0 and 2 leaves the next one by mask, and the same mask again makes
-    /// it a pattern. Four non-ASCII pairs half a window apart (blocks 30 and 62 of two
-    /// windows: never three within a window), the last one ending the second window, stop
-    /// the skipping loop for a pattern at once.
+    /// together, the first three a pair apart (two equal gaps, which keep the loop going
+    /// for one more pair) and the fourth two pairs after the third, ending the window;
+    /// with 16-byte ones, two pairs ending the window. A full window after that makes the
+    /// next one checked by its mask, and another full one after that makes the next one
+    /// dense. A window by mask with blocks 0 and 2 leaves the next one by mask, and the
+    /// same mask again makes it a pattern. Four non-ASCII pairs half a window apart (blocks
+    /// 30 and 62 of two windows: never three within a window), the last one ending the
+    /// second window, stop the skipping loop for a pattern at once.
     ///
-    /// The skipping loop stops at three pairs within a window with 32-byte registers, at
-    /// two with 16-byte ones (`register`), and only the former goes to a pattern from it:
-    /// `None` for `Regular` with 16-byte registers.
+    /// The skipping loop stops at three pairs within a window at unequal gaps with 32-byte
+    /// registers, at two with 16-byte ones (`register`), and only the former goes to a
+    /// pattern from it: `None` for `Regular` with 16-byte registers. (Three pairs a pair
+    /// apart alone would keep the loop going into the window under test; a panic planted
+    /// in the `Sparse` arm for the window after the set-up fired with these four, and not
+    /// with those three.)
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
         let stop: Vec<usize> = if register == 32 {
             [10, 8, 6, 2].map(|back| WINDOW_BLOCKS - back).to_vec()
