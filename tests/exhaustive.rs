@@ -387,8 +387,9 @@ impl Way {
     /// input starts with ASCII). An all-ASCII window leaves the skipping loop running.
     /// Otherwise the first makes the skipping loop stop exactly at its end, so that the
     /// next window is checked by pairs: with 32-byte registers, four non-ASCII pairs close
-    /// together, the first three a pair apart (two equal gaps, which keep the loop going
-    /// for one more pair) and the fourth two pairs after the third, ending the window;
+    /// together, the first three two pairs apart (two equal gaps of more than a pair, which
+    /// keep the loop going for one more pair) and the fourth four pairs after the third,
+    /// ending the window;
     /// with 16-byte ones, two pairs ending the window. A full window after that makes the
     /// next one checked by its mask, and another full one after that makes the next one
     /// dense. A window by mask with blocks 0 and 2 leaves the next one by mask, and the
@@ -398,13 +399,13 @@ impl Way {
     ///
     /// The skipping loop stops at three pairs within a window at unequal gaps with 32-byte
     /// registers, at two with 16-byte ones (`register`), and only the former goes to a
-    /// pattern from it: `None` for `Regular` with 16-byte registers. (Three pairs a pair
-    /// apart alone would keep the loop going into the window under test; a panic planted
-    /// in the `Sparse` arm for the window after the set-up fired with these four, and not
-    /// with those three.)
+    /// pattern from it: `None` for `Regular` with 16-byte registers. (Three pairs two
+    /// pairs apart alone would keep the loop going into the window under test; a panic
+    /// planted in the `Sparse` arm for the window after the set-up fired with these four,
+    /// and with three pairs a pair apart, which stop the loop at once.)
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
         let stop: Vec<usize> = if register == 32 {
-            [10, 8, 6, 2].map(|back| WINDOW_BLOCKS - back).to_vec()
+            [18, 14, 10, 2].map(|back| WINDOW_BLOCKS - back).to_vec()
         } else {
             vec![WINDOW_BLOCKS - 4, WINDOW_BLOCKS - 2]
         };
