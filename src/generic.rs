@@ -849,9 +849,9 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 /// an ASCII block (sparse text, 2 KiB spacing: 1.1x to 1.25x faster).
 ///
 /// Returns where it stopped and the way of the next window: after a pair that came within
-/// a window of the one two before, at another gap than the pair before it or right after
-/// it (one before, with 16-byte registers, at any gap: [`Way::Sparse`], the text is no
-/// longer sparse) or at the same gap as the two before ([`Way::Regular`]), or where fewer
+/// a window of the one two before, at another gap than the pair before it or at a gap of
+/// one pair (one before, with 16-byte registers, at any gap: [`Way::Sparse`], the text is
+/// no longer sparse) or at the same gap as the two before ([`Way::Regular`]), or where fewer
 /// than `W` blocks are left; or `Err(checkpoint)` at the first error.
 ///
 /// # Safety
