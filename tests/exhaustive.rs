@@ -354,7 +354,7 @@ fn every_truncation_of_multilingual_text() {
 enum Way {
     /// From the start of an input that starts with ASCII: pairs of ASCII blocks skipped in
     /// a loop, each pair that is not all ASCII checked whole, until three such pairs come
-    /// within a window (the last two gaps unequal), or four at equal gaps.
+    /// within a window (the last two gaps unequal, or one pair), or four at equal gaps.
     Ascii,
     /// After that: the mask of the non-ASCII pairs of blocks, a loop over it.
     Sparse,
@@ -389,20 +389,19 @@ impl Way {
     /// next window is checked by pairs: with 32-byte registers, four non-ASCII pairs close
     /// together, the first three two pairs apart (two equal gaps of more than a pair, which
     /// keep the loop going for one more pair) and the fourth four pairs after the third,
-    /// ending the window;
-    /// with 16-byte ones, two pairs ending the window. A full window after that makes the
-    /// next one checked by its mask, and another full one after that makes the next one
-    /// dense. A window by mask with blocks 0 and 2 leaves the next one by mask, and the
-    /// same mask again makes it a pattern. Four non-ASCII pairs half a window apart (blocks
-    /// 30 and 62 of two windows: never three within a window), the last one ending the
-    /// second window, stop the skipping loop for a pattern at once.
+    /// ending the window; with 16-byte ones, two pairs ending the window. A full window
+    /// after that makes the next one checked by its mask, and another full one after that
+    /// makes the next one dense. A window by mask with blocks 0 and 2 leaves the next one
+    /// by mask, and the same mask again makes it a pattern. Four non-ASCII pairs half a
+    /// window apart (blocks 30 and 62 of two windows: never three within a window), the
+    /// last one ending the second window, stop the skipping loop for a pattern at once.
     ///
-    /// The skipping loop stops at three pairs within a window at unequal gaps with 32-byte
-    /// registers, at two with 16-byte ones (`register`), and only the former goes to a
-    /// pattern from it: `None` for `Regular` with 16-byte registers. (Three pairs two
-    /// pairs apart alone would keep the loop going into the window under test; a panic
-    /// planted in the `Sparse` arm for the window after the set-up fired with these four,
-    /// and with three pairs a pair apart, which stop the loop at once.)
+    /// The skipping loop stops at three pairs within a window at unequal gaps (or a gap of
+    /// one pair) with 32-byte registers, at two with 16-byte ones (`register`), and only
+    /// the former goes to a pattern from it: `None` for `Regular` with 16-byte registers.
+    /// (Three pairs two pairs apart alone would keep the loop going into the window under
+    /// test; a panic planted in the `Sparse` arm for the window after the set-up fired
+    /// with these four, and with three pairs a pair apart, which stop the loop at once.)
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
         let stop: Vec<usize> = if register == 32 {
             [18, 14, 10, 2].map(|back| WINDOW_BLOCKS - back).to_vec()
