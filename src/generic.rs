@@ -39,13 +39,13 @@
 //! * *ASCII* text (at the start of text that starts with ASCII, and after an all-ASCII
 //!   window): ASCII blocks skipped two at a time, each pair that is not all ASCII checked
 //!   whole ([`sparse_run`]), until three such pairs come within a window, or four at a
-//!   regular spacing (then by branches); with 16-byte registers, until two come within a
-//!   window.
+//!   short regular spacing (then by branches), or the input ends; with 16-byte
+//!   registers, until two come within a window.
 //!
 //! The first window's way comes from the input's first register ([`Mode::first`]). The
-//! fewer than 64 blocks after the last window (all of an input under 4 KiB) are checked
-//! one way chosen once ([`check_rest`]): learning the text takes the windows a few
-//! windows, which these blocks do not have.
+//! fewer than 64 blocks after the last window (all of an input under 4 KiB), or what the
+//! skipping loop leaves of them, are checked one way chosen once ([`check_rest`]):
+//! learning the text takes the windows a few windows, which these blocks do not have.
 //!
 //! `docs/design.md` has the measurements behind this.
 //!
@@ -525,6 +525,15 @@ const WINDOW: usize = 64;
 /// blocks did before they grew).
 const HALF_WINDOW: usize = WINDOW / 2;
 
+/// The longest gap between non-ASCII pairs (8 blocks, 512 bytes) at which equal gaps send
+/// [`sparse_run`] to a pattern ([`Way::Regular`]). At longer regular gaps it stays in its
+/// skipping loop, where the loop's exit is as well predicted as a branch per block and an
+/// ASCII block costs less. (Measured on Zen 3, 64 KiB with an `é` every 1.5 to 3 KiB:
+/// 0.69x to 0.73x simdutf8's compat through the pattern, 0.81x to 0.87x staying, 0.91x
+/// to 0.95x staying into the last window too; at 384 and 512 bytes staying was slower
+/// than the pattern. See `docs/design.md`.)
+const REGULAR_MAX_GAP: usize = 8 * BLOCK;
+
 /// With 16-byte registers, inputs under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes are
 /// [`validate_medium`]'s ([`medium_blocks`]).
 const MEDIUM_BLOCKS: usize = 4;
@@ -826,9 +835,15 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 
 /// ASCII text with rare non-ASCII bytes, from `pos` on: ASCII blocks skipped two at a
 /// time; where a pair is not all ASCII, both of its blocks are checked, until three such
-/// pairs come within a window, or four at equal gaps of up to a window. With 16-byte
-/// registers, until two come within a window. Where non-ASCII bytes are rare this costs
-/// the least per ASCII block, and the only mispredicted branches are the skip's exits.
+/// pairs come within a window, or four at equal gaps of up to [`REGULAR_MAX_GAP`], or
+/// fewer than two blocks are left. With 16-byte registers, until two come within a
+/// window. Where non-ASCII bytes are rare this costs the least per ASCII block, and the
+/// only mispredicted branches are the skip's exits.
+///
+/// The loop goes on into the last window: the fewer than `W` blocks after it would
+/// otherwise be [`check_rest`]'s, which tests each of them for ASCII and checks by mask
+/// (at 64 KiB with a character every 1.5 to 3 KiB, leaving the loop a window before the
+/// end cost about 10% on Zen 3).
 ///
 /// Three pairs within a window, not two, with cheap checks: in text with a non-ASCII
 /// character every 1 to 4 KiB at random gaps, two pairs within a window are common, and
@@ -852,7 +867,8 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 /// a window of the one two before, at another gap than the pair before it or at a gap of
 /// one pair (one before, with 16-byte registers, at any gap: [`Way::Sparse`], the text is
 /// no longer sparse) or at the same gap as the two before ([`Way::Regular`]), or where fewer
-/// than `W` blocks are left; or `Err(checkpoint)` at the first error.
+/// than two blocks are left ([`Way::Sparse`]: the main loop then has no window left); or
+/// `Err(checkpoint)` at the first error.
 ///
 /// # Safety
 /// `BYTES <= pos`; the CPU must support `V`.
@@ -868,9 +884,9 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
     // test passes, and gaps that no gap equals).
     let mut last = [usize::MAX / 2, usize::MAX / 4];
     let mut gaps = [0, 1];
-    // SAFETY: every block skipped or checked ends by `len` (`pos + W * BLOCK <= len`, with
-    // `W >= 2`, when a pair is checked), and the bytes and register before it start at or
-    // after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
+    // SAFETY: every block skipped or checked ends by `len` (`pos + 2 * BLOCK <= len` when
+    // a pair is checked), and the bytes and register before it start at or after
+    // `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
     unsafe {
         loop {
             let next = skip_ascii_pairs::<V>(bytes, pos, len);
@@ -881,7 +897,9 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
                 }
                 pos = next;
             }
-            if pos + W * BLOCK > len {
+            // Into the last window too: from there the rest of the input is
+            // `check_rest`'s, which would test every block of it by mask.
+            if pos + 2 * BLOCK > len {
                 return Ok((pos, Way::Sparse));
             }
             let first = check_block(k, bytes.as_ptr().add(pos));
@@ -890,10 +908,10 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
                 return Err(if first.is_zero() { pos + BLOCK } else { pos });
             }
             let gap = pos.wrapping_sub(last[0]);
-            // Three equal gaps in a row under a window: a spacing that the branch predictor
+            // Three equal gaps in a row, short ones: a spacing that the branch predictor
             // learns, so a branch per block from here.
             let regular =
-                cheap_checks::<V>() && gap < W * BLOCK && gap == gaps[0] && gap == gaps[1];
+                cheap_checks::<V>() && gap <= REGULAR_MAX_GAP && gap == gaps[0] && gap == gaps[1];
             // Three non-ASCII pairs within a window (two with 16-byte registers): no
             // longer sparse.
             let since = if cheap_checks::<V>() {
@@ -909,7 +927,8 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
                 return Ok((pos, Way::Regular));
             }
             // Close, but at the same gap as the pair before, and not the next pair (with
-            // cheap checks): one more pair decides whether the spacing is regular.
+            // cheap checks): one more pair decides whether the spacing is regular (up to
+            // `REGULAR_MAX_GAP`; a longer regular spacing stays in this loop).
             let spaced = cheap_checks::<V>() && gaps[0] == gaps[1] && gaps[0] > 2 * BLOCK;
             if close && !spaced {
                 return Ok((pos, Way::Sparse));
@@ -924,8 +943,8 @@ enum Way {
     /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII
     /// window): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other pair
     /// checked whole, until three such pairs come within a window (then [`Way::Sparse`];
-    /// two with 16-byte registers) or four at equal gaps of up to a window (then
-    /// [`Way::Regular`], with 32-byte registers). The loop costs the least per ASCII
+    /// two with 16-byte registers) or four at equal gaps of up to [`REGULAR_MAX_GAP`]
+    /// (then [`Way::Regular`], with 32-byte registers). The loop costs the least per ASCII
     /// block, but its exit at each non-ASCII pair is a mispredicted branch where they do
     /// not come at a regular spacing.
     Ascii,

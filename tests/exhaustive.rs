@@ -354,7 +354,8 @@ fn every_truncation_of_multilingual_text() {
 enum Way {
     /// From the start of an input that starts with ASCII: pairs of ASCII blocks skipped in
     /// a loop, each pair that is not all ASCII checked whole, until three such pairs come
-    /// within a window (the last two gaps unequal, or one pair), or four at equal gaps.
+    /// within a window (the last two gaps unequal, or one pair), or four at equal gaps of
+    /// up to 8 blocks, or the input ends (it goes on after the last window).
     Ascii,
     /// After that: the mask of the non-ASCII pairs of blocks, a loop over it.
     Sparse,
@@ -392,9 +393,10 @@ impl Way {
     /// ending the window; with 16-byte ones, two pairs ending the window. A full window
     /// after that makes the next one checked by its mask, and another full one after that
     /// makes the next one dense. A window by mask with blocks 0 and 2 leaves the next one
-    /// by mask, and the same mask again makes it a pattern. Four non-ASCII pairs half a
-    /// window apart (blocks 30 and 62 of two windows: never three within a window), the
-    /// last one ending the second window, stop the skipping loop for a pattern at once.
+    /// by mask, and the same mask again makes it a pattern. Four non-ASCII pairs at equal
+    /// gaps of two pairs (blocks 50, 54, 58 and 62: a gap of at most `REGULAR_MAX_GAP`,
+    /// 8 blocks; longer regular gaps keep the loop going), the last one ending the window,
+    /// stop the skipping loop for a pattern at once.
     ///
     /// The skipping loop stops at three pairs within a window at unequal gaps (or a gap of
     /// one pair) with 32-byte registers, at two with 16-byte ones (`register`), and only
@@ -416,7 +418,7 @@ impl Way {
             Way::Full => vec![stop, full.clone(), full],
             Way::Pattern => vec![stop, full, vec![0, 2], vec![0, 2]],
             Way::Regular if register == 32 => {
-                vec![vec![WINDOW_BLOCKS / 2 - 2, WINDOW_BLOCKS - 2]; 2]
+                vec![[14, 10, 6, 2].map(|back| WINDOW_BLOCKS - back).to_vec()]
             }
             Way::Regular => return None,
         })
