@@ -438,18 +438,20 @@ enum Region {
     /// windows set up as for this way. Whether those windows found sparse text (`Ascii`,
     /// `Sparse`, `Pattern`, `Regular`) or not decides how these blocks are checked with
     /// 32-byte registers (by mask, or skipped up to the first non-ASCII pair of blocks and
-    /// checked from there); with 16-byte ones always by mask. `None`: no window, an input
-    /// under half a window plus a register (with 32-byte registers, ASCII blocks skipped up
-    /// to the first that is not and every register checked from there; with 16-byte ones,
-    /// by mask).
+    /// checked from there); with 16-byte ones always by mask. After `Ascii` the skipping
+    /// loop runs on into them, and only what it leaves is checked so. `None`: no window,
+    /// an input under half a window plus a register (with 32-byte registers, ASCII blocks
+    /// skipped up to the first that is not and every register checked from there; with
+    /// 16-byte ones, by mask).
     Rest(Option<Way>),
     /// Half a window and 4 blocks ([`LONG_REST_BLOCKS`]) and the tail, after no window (an
     /// input of over half a window, not checked in one piece with either register) or
     /// after a window checked this way (set up as for `Window(way)`: ASCII but for the
     /// sequence and its neighbours), so that they start at a window's end. After sparse
     /// text (and no window), ASCII pairs of blocks are skipped up to the first that is not
-    /// before the mask, and a sequence left open at the start must be caught. (`Rest`
-    /// after the skipping loop starts where that loop stopped, at a non-ASCII pair.)
+    /// before the mask, and a sequence left open at the start must be caught. (After
+    /// `Ascii`, the skipping loop runs on into these blocks, and the rest starts where it
+    /// stopped, at a non-ASCII pair or the last pair.)
     LongRest(Option<Way>),
 }
 
