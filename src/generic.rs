@@ -325,11 +325,14 @@ fn short_blocks<V: Vector>() -> usize {
 /// code: its first and last block (pair of blocks over two blocks), which overlap to
 /// cover it, ORed and tested once.
 ///
-/// A loop over blocks with an exit at the first that is not ASCII costs a branch per
-/// block, and with 32-byte registers an ASCII input of 128 or 256 bytes took 1.1 to 1.2
-/// times as long as simdutf8's loop of the same shape (which it is at an exact multiple
-/// of 64 bytes); in straight lines it is 1.1 to 1.25 times faster than simdutf8, and
-/// slices of 100 to 200 bytes of real text 8 to 13% faster than with the loop.
+/// The loop over blocks that longer inputs take, with an exit at the first block that is
+/// not ASCII, made ASCII inputs of 128 to 256 bytes slower than simdutf8's loop of the
+/// same shape (0.85x to 0.93x `simdutf8::basic` with 32-byte registers, Zen 3); in
+/// straight lines they are 1.0x to 1.26x, and pieces of 100 to 256 bytes of real text
+/// are 10 to 17% faster than with the loop, as one test of the whole piece is one
+/// branch that can be mispredicted where the loop's exit was one more. Non-ASCII text
+/// pays for testing bytes that it checks anyway: 2 to 6% at 65 to 256 bytes
+/// (`docs/design.md`, "Short inputs").
 ///
 /// # Safety
 /// `BLOCK < bytes.len() <= 4 * BLOCK`, and the CPU must support `V`.
