@@ -67,8 +67,9 @@
 //! * under half a window plus a register with 32-byte registers, under four blocks plus a
 //!   register with 16-byte ones ([`validate_medium`], [`medium_blocks`]): one ASCII test
 //!   of the whole input in straight lines up to four blocks (two with 16-byte registers;
-//!   [`ends_are_ascii`]), beyond that ASCII blocks skipped up to the first that is not;
-//!   then every register from there checked without further branches and one error test;
+//!   [`ends_are_ascii`]), beyond that ASCII pairs of blocks (blocks, with 16-byte
+//!   registers) skipped up to the first that is not; then every register from there
+//!   checked without further branches and one error test;
 //! * longer: the first register, the main loop's windows (from 4 KiB on), the blocks
 //!   after them and the end ([`check_rest`]).
 //!
@@ -494,8 +495,11 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
 /// * up to a block, and up to [`short_blocks`] blocks: the whole input tested at once in
 ///   straight lines ([`is_ascii_from`], [`ends_are_ascii`]), then every register from the
 ///   first (with "zeros before the input" from a register);
-/// * longer: a block at a time up to the first that is not ASCII, then every register
-///   from that block on.
+/// * longer: with 32-byte registers, pairs of blocks skipped as the main loop skips them
+///   (fewer exits to predict than a block at a time: ASCII inputs of 320 B to 2 KiB 1.11
+///   to 1.19 times faster, pieces of 384 B to 2 KiB of real text 1.01 to 1.04 times,
+///   non-ASCII text 0.98 to 1.0 times), with 16-byte registers a block at a time, up to
+///   the first that is not all ASCII; then every register from there on.
 ///
 /// The registers after the first read the bytes before them from memory, the last one
 /// overlapping the one before it. ASCII input (logs, JSON) costs the ASCII test alone
@@ -510,7 +514,8 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: `len >= BYTES + 3` (caller's guarantee) covers the first register and the
     // preconditions of `is_ascii_from` and `tail_errors` (`start` is 0 or a block boundary
     // after the first block, `>= 3`); each block tested for ASCII lies within `bytes`
-    // (`pos + BLOCK <= len`); the CPU supports `V`.
+    // (`pos + BLOCK <= len`, and `skip_ascii_pairs` tests pairs that end by `len`); the CPU
+    // supports `V`.
     unsafe {
         // Where the checks start: the first block that is not all ASCII, or the bytes
         // after the last whole block.
@@ -524,6 +529,14 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
                 return Ok(());
             }
             0
+        } else if cheap_checks::<V>() {
+            // Pairs of blocks, as the main loop skips them: from the pair that is not all
+            // ASCII, or the bytes after the last whole pair if they are not.
+            let pos = skip_ascii_pairs::<V>(bytes, 0, len);
+            if pos + 2 * BLOCK > len && is_ascii_from::<V>(bytes, pos) {
+                return Ok(());
+            }
+            pos
         } else {
             let mut pos = 0;
             while pos + BLOCK <= len && is_ascii::<V>(bytes.as_ptr().add(pos), BLOCK) {

@@ -175,6 +175,11 @@ const WINDOW_EDGES: [usize; 12] = [
 /// edge, and three blocks. (Where they start, 65 bytes, is among the short lengths.)
 const STRAIGHT_ASCII_EDGES: [usize; 5] = [128, 129, 192, 256, 257];
 
+/// Medium inputs that end at the end of a pair of blocks, and one byte after it: with
+/// 32-byte registers `validate_medium` skips ASCII pairs of blocks and tests the bytes
+/// after the last whole pair on their own.
+const PAIR_EDGES: [usize; 2] = [384, 385];
+
 /// Short inputs and those around one register (16 or 32 bytes) plus the three bytes
 /// before it, one block (64), a few blocks, and the long input.
 const LENGTHS: [usize; 11] = [2, 17, 18, 19, 33, 34, 35, 40, 64, MEDIUM, LONG];
@@ -182,11 +187,12 @@ const LENGTHS: [usize; 11] = [2, 17, 18, 19, 33, 34, 35, 40, 64, MEDIUM, LONG];
 #[test]
 fn every_byte_at_every_offset() {
     // Every length up to a block and a half, a few blocks (whole and not: the edges of
-    // the straight-line ASCII test among them), the edges of the main loop and of its
-    // first window, and the long input; every offset.
+    // the straight-line ASCII test and of the pairs of blocks among them), the edges of
+    // the main loop and of its first window, and the long input; every offset.
     let mut lengths: Vec<usize> = (1..=100).collect();
     lengths.extend([MEDIUM, LONG]);
     lengths.extend(STRAIGHT_ASCII_EDGES);
+    lengths.extend(PAIR_EDGES);
     lengths.extend(MAIN_LOOP_EDGES);
     // (Under emulation, `UTF8CHECK_SMALL_TESTS`, not the inputs of 2 to 4 KiB: the byte-class
     // triples below still place bytes at those boundaries.)
@@ -248,10 +254,12 @@ fn check_class_sequences<const N: usize>(placements: &[Placement]) {
 #[test]
 fn triples_of_byte_classes_at_every_offset() {
     // Every short length (every register boundary, every end), a few blocks, the edges of
-    // the straight-line ASCII test and of the main loop, and the long input.
+    // the straight-line ASCII test, of the pairs of blocks and of the main loop, and the
+    // long input.
     let mut lengths: Vec<usize> = (3..=67).collect();
     lengths.extend([MEDIUM, LONG]);
     lengths.extend(STRAIGHT_ASCII_EDGES);
+    lengths.extend(PAIR_EDGES);
     lengths.extend(MAIN_LOOP_EDGES);
     check_class_sequences::<3>(&every_offset(&lengths, 3));
 }
