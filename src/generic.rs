@@ -497,14 +497,14 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
 ///   first (with "zeros before the input" from a register);
 /// * longer: with 32-byte registers, pairs of blocks skipped as the main loop skips them
 ///   (fewer exits to predict than a block at a time: ASCII inputs of 320 B to 2 KiB 1.11
-///   to 1.19 times faster, pieces of 384 B to 2 KiB of real text 1.01 to 1.04 times,
-///   non-ASCII text 0.98 to 1.0 times), with 16-byte registers a block at a time, up to
+///   to 1.28 times faster, pieces of 384 B to 2 KiB of real text 1.01 to 1.04 times,
+///   non-ASCII text 0.95 to 1.0 times), with 16-byte registers a block at a time, up to
 ///   the first that is not all ASCII; then every register from there on.
 ///
 /// The registers after the first read the bytes before them from memory, the last one
 /// overlapping the one before it. ASCII input (logs, JSON) costs the ASCII test alone
-/// (over a few blocks, a branch per block that the predictor learns); text from its first
-/// non-ASCII block on costs no branch per block.
+/// (over four blocks, a branch per pair of blocks that the predictor learns); text from
+/// its first non-ASCII block on costs no branch per block.
 ///
 /// # Safety
 /// `V::BYTES + 3 <= bytes.len()`, and the CPU must support `V`.
@@ -517,8 +517,9 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     // (`pos + BLOCK <= len`, and `skip_ascii_pairs` tests pairs that end by `len`); the CPU
     // supports `V`.
     unsafe {
-        // Where the checks start: the first block that is not all ASCII, or the bytes
-        // after the last whole block.
+        // Where the checks start: the start of an input that a straight-line test found
+        // not all ASCII, or the first block (pair of blocks) that is not all ASCII, or the
+        // bytes after the last whole one.
         let start = if len <= BLOCK {
             if is_ascii_from::<V>(bytes, 0) {
                 return Ok(());
