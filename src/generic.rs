@@ -503,8 +503,9 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
 ///
 /// The registers after the first read the bytes before them from memory, the last one
 /// overlapping the one before it. ASCII input (logs, JSON) costs the ASCII test alone
-/// (over four blocks, a branch per pair of blocks that the predictor learns); text from
-/// its first non-ASCII block on costs no branch per block.
+/// (beyond the straight-line range, a branch per pair of blocks, or per block with 16-byte
+/// registers, that the predictor learns); text from its first non-ASCII block on costs no
+/// branch per block.
 ///
 /// # Safety
 /// `V::BYTES + 3 <= bytes.len()`, and the CPU must support `V`.
