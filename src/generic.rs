@@ -272,6 +272,18 @@ unsafe fn check_block<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
 /// `ptr .. ptr + len` must be in bounds, and the CPU must support `V`.
 #[inline(always)]
 unsafe fn is_ascii<V: Vector>(ptr: *const u8, len: usize) -> bool {
+    // SAFETY: the caller's guarantee is `or_of`'s.
+    unsafe { or_of::<V>(ptr, len).is_ascii() }
+}
+
+/// The OR of the registers of the `len` bytes at `ptr`, whose high bits say whether they
+/// are all ASCII. (`len` is a multiple of `BYTES`, and a constant where this is inlined,
+/// so that the loop unrolls.)
+///
+/// # Safety
+/// `ptr .. ptr + len` must be in bounds, and the CPU must support `V`.
+#[inline(always)]
+unsafe fn or_of<V: Vector>(ptr: *const u8, len: usize) -> V {
     // SAFETY: the loads cover `ptr .. ptr + len` (the caller's guarantee).
     unsafe {
         // Two chains of ORs rather than one: over a window the latency of one chain
@@ -282,7 +294,7 @@ unsafe fn is_ascii<V: Vector>(ptr: *const u8, len: usize) -> bool {
             any[offset / V::BYTES % 2] = any[offset / V::BYTES % 2].or(V::load(ptr.add(offset)));
             offset += V::BYTES;
         }
-        any[0].or(any[1]).is_ascii()
+        any[0].or(any[1])
     }
 }
 
@@ -361,15 +373,7 @@ unsafe fn ends_are_ascii_by<V: Vector>(bytes: &[u8], unit: usize) -> bool {
     // within `bytes` (caller's guarantee); the CPU supports `V`.
     unsafe {
         let last = ptr.add(bytes.len() - unit);
-        let mut any = V::load(ptr).or(V::load(last));
-        let mut offset = V::BYTES;
-        while offset < unit {
-            any = any
-                .or(V::load(ptr.add(offset)))
-                .or(V::load(last.add(offset)));
-            offset += V::BYTES;
-        }
-        any.is_ascii()
+        or_of::<V>(ptr, unit).or(or_of::<V>(last, unit)).is_ascii()
     }
 }
 
