@@ -109,9 +109,32 @@ macro_rules! interleaved {
 /// whichever ran second. Applications validate new bytes each time, so every timed pass
 /// here starts from a predictor trained on something else, and from a cache that holds
 /// something else (the scrub text evicts the previous input from L2).
+///
+/// `UTF8CHECK_SCRUB` (at run time) takes the two apart, to see which one a result depends
+/// on: `cache` only reads 4 MiB of other memory (the input leaves L1 and L2, the
+/// predictor keeps what it learned), `predictor` only runs the implementations on the
+/// pieces of the first 16 KiB of the scrub text (the input stays in L2), `none` does
+/// nothing, `full` (the default) all of the above but the 4 MiB.
 #[inline(never)]
 pub fn scrub() {
+    let kind = scrub_kind();
+    if kind == Scrub::None {
+        return;
+    }
+    if kind == Scrub::Cache {
+        let other = evict_buffer();
+        let sum = (0..other.len()).step_by(64).map(|i| u64::from(other[i])).sum::<u64>();
+        std::hint::black_box(sum);
+        return;
+    }
     let (text, ranges) = scrub_text();
+    let ranges = match kind {
+        Scrub::Predictor => {
+            let small = ranges[1..].iter().take_while(|r| r.end <= 16 << 10).count();
+            &ranges[1..1 + small]
+        }
+        _ => &ranges[..],
+    };
     let sse = has_sse42() && utf8check::Kernel::Sse41.is_supported();
     for range in ranges {
         let v = std::hint::black_box(&text[range.clone()]);
@@ -127,6 +150,35 @@ pub fn scrub() {
             std::hint::black_box((utf8check::Kernel::Sse41.is_valid(v), simdutf8_sse42(v)));
         }
     }
+}
+
+/// What [`scrub`] does (`UTF8CHECK_SCRUB`).
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Scrub {
+    Full,
+    None,
+    Cache,
+    Predictor,
+}
+
+/// `UTF8CHECK_SCRUB`, read once.
+fn scrub_kind() -> Scrub {
+    use std::sync::OnceLock;
+    static KIND: OnceLock<Scrub> = OnceLock::new();
+    *KIND.get_or_init(|| match std::env::var("UTF8CHECK_SCRUB").as_deref() {
+        Err(_) | Ok("full") => Scrub::Full,
+        Ok("none") => Scrub::None,
+        Ok("cache") => Scrub::Cache,
+        Ok("predictor") => Scrub::Predictor,
+        Ok(other) => panic!("UTF8CHECK_SCRUB: full, none, cache or predictor, not {other:?}"),
+    })
+}
+
+/// The 4 MiB that `UTF8CHECK_SCRUB=cache` reads (more than L2, less than Zen 3's L3).
+fn evict_buffer() -> &'static [u8] {
+    use std::sync::OnceLock;
+    static OTHER: OnceLock<Vec<u8>> = OnceLock::new();
+    OTHER.get_or_init(|| (0..4 << 20).map(|i| (i % 251) as u8).collect())
 }
 
 /// The text [`scrub`] runs on, and its pieces (the whole, then pieces of 1 to 300 bytes),
