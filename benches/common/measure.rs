@@ -123,7 +123,10 @@ pub fn scrub() {
     }
     if kind == Scrub::Cache {
         let other = evict_buffer();
-        let sum = (0..other.len()).step_by(64).map(|i| u64::from(other[i])).sum::<u64>();
+        let sum = (0..other.len())
+            .step_by(64)
+            .map(|i| u64::from(other[i]))
+            .sum::<u64>();
         std::hint::black_box(sum);
         return;
     }
