@@ -403,6 +403,31 @@ fn random_bytes_and_long_buffers() {
     check(&cut);
 }
 
+/// Valid text longer than the pieces in which `from_utf8_lossy` copies it (2 KiB), with a
+/// character of every length across the first piece's end, before the first error (the
+/// prefix) and between two errors (a chunk).
+#[test]
+fn long_valid_text_with_characters_across_copy_pieces() {
+    let mut bytes = Vec::new();
+    for ch in ["é", "€", "😀"] {
+        for before in 2040..2052 {
+            for after in [0, 1, 2047, 2048, 4100] {
+                for first_error in [false, true] {
+                    bytes.clear();
+                    if first_error {
+                        bytes.push(0xFF);
+                    }
+                    bytes.extend(std::iter::repeat(b'a').take(before));
+                    bytes.extend_from_slice(ch.as_bytes());
+                    bytes.extend(std::iter::repeat(b'b').take(after));
+                    bytes.extend_from_slice(b"\xC3!");
+                    check(&bytes);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn iterator_traits() {
     fn assert_traits<T: Clone + std::fmt::Debug + std::iter::FusedIterator>(_: &T) {}
