@@ -130,7 +130,7 @@ const COPY_PIECE: usize = 2048;
 /// slower than its vector loop where the output and the input lie at nearby offsets
 /// within 4 KiB pages (4K aliasing), which the allocator decides: a 1 MiB input at a
 /// page boundary and its output starting 240 bytes before one did. At one error per
-/// ~4 KiB of real text so placed, pieces made `from_utf8_lossy` 1.18 to 1.26 times
+/// ~4 KiB of real text so placed, pieces made `from_utf8_lossy` 1.17 to 1.25 times
 /// faster; with the input 2 KiB into a page, where nothing aliases, the speed was the
 /// same (`docs/design.md`).
 #[inline(never)]
