@@ -114,7 +114,7 @@ macro_rules! interleaved {
 /// on: `cache` only reads 4 MiB of other memory (the input leaves L1 and L2, the
 /// predictor keeps what it learned), `predictor` only runs the implementations on the
 /// pieces of the first 16 KiB of the scrub text (the input stays in L2), `none` does
-/// nothing, `full` (the default) all of the above but the 4 MiB.
+/// nothing, and `full` (the default) runs them on all of the scrub text, as above.
 #[inline(never)]
 pub fn scrub() {
     let kind = scrub_kind();
