@@ -3,8 +3,9 @@
 //! time, with the SIMD kernel doing the work wherever the text is valid.
 //!
 //! # How errors are walked
-//! A kernel has two entry points: `validate` says *whether* some bytes are UTF-8 (and, if
-//! not, a checkpoint before which no rule is broken), at full speed over long inputs;
+//! A kernel has these entry points: `validate` says *whether* some bytes are UTF-8 (and, if
+//! not, a checkpoint before which no rule is broken), at full speed over long inputs
+//! (`validate_early` says the same, stopping sooner after an error);
 //! `first_invalid` checks a block of registers at a time from the start and says *what*
 //! the first invalid sequence is, at a cost that grows with the distance to it (from the
 //! first failing byte, the invalid sequence starts at most 3 bytes earlier, and the
@@ -45,7 +46,8 @@
 //! * **Clean stretches after an error**: then the kernel runs on *windows* that start at
 //!   [`FIRST_WINDOW`] bytes and grow [`GROWTH`]-fold while they stay clean, up to the rest
 //!   of the input; windows up to [`NEAR_WINDOW`] bytes with `first_invalid`, which stops
-//!   at the error, longer ones with `validate`. So the kernel's work between two errors is
+//!   at the error, the next one with `validate_early`, which stops within 512 bytes of
+//!   it ([`EARLY_EXIT_WINDOW`]), longer ones with `validate`. So the kernel's work between two errors is
 //!   at most a few times the distance between them plus one window (a kernel that always
 //!   read to the end of its input would make an unbounded call per error quadratic).
 //!   Valid input is a single call of `validate` over the whole input, as in
@@ -106,6 +108,17 @@ const FIRST_WINDOW: usize = 1 << 10;
 /// Kernel windows up to this long are searched a block at a time
 /// ([`dispatch::first_invalid`]), longer ones by the main loop and then [`locate`].
 const NEAR_WINDOW: usize = 4 << 10;
+
+/// Kernel windows longer than [`NEAR_WINDOW`] and up to this long are checked with
+/// [`dispatch::validate_early`], which stops within 512 bytes of an error, longer ones
+/// with [`dispatch::validate`], which stops at the end of its 4 KiB window and checks that
+/// window again up to the error, but checks clean text a few percent faster. (This is the
+/// window after the near ones, where the next error most often is once errors come a few
+/// KiB apart: at one error per ~4 KiB of real text, the chunk walk was 1.15 times faster
+/// with `validate_early` there; over the longer windows too, errors ~16 KiB apart were
+/// 1.10 times faster rather than 1.04, but ~64 KiB apart up to 0.93 times as fast on
+/// mixed text, as clean text costs more in its short windows.)
+const EARLY_EXIT_WINDOW: usize = NEAR_WINDOW * GROWTH;
 
 /// How much longer each clean window is than the previous one.
 const GROWTH: usize = 4;
@@ -550,7 +563,12 @@ impl Walker {
         let found = if window <= NEAR_WINDOW {
             dispatch::first_invalid(piece)
         } else {
-            match dispatch::validate(piece) {
+            let checked = if window <= EARLY_EXIT_WINDOW {
+                dispatch::validate_early(piece)
+            } else {
+                dispatch::validate(piece)
+            };
+            match checked {
                 Ok(()) => None,
                 Err(checkpoint) => locate(piece, checkpoint),
             }

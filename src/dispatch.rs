@@ -1,5 +1,6 @@
 //! The dispatcher behind [`crate::from_utf8`] and [`crate::is_valid`] ([`validate`]), and
-//! behind the chunk walker's search for the next error ([`first_invalid`]).
+//! behind the chunk walker's search for the next error ([`first_invalid`],
+//! [`validate_early`], [`block_errors`]).
 //!
 //! When the compile-time target guarantees a kernel (`-C target-feature=+avx2`,
 //! `-C target-cpu=native` on an AVX2 machine, or NEON on 64-bit Arm) the call is direct
@@ -63,6 +64,15 @@ cfg_if::cfg_if! {
             unsafe { crate::arch::avx2::validate(bytes) }
         }
 
+        /// Validates `bytes`, stopping early after an error (see
+        /// [`crate::kernel::EntryPoints::validate_early`]), with the AVX2 kernel, which the
+        /// compile-time target guarantees.
+        #[inline]
+        pub(crate) fn validate_early(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: the crate is compiled with the target features `avx2`, `bmi1` and `popcnt`.
+            unsafe { crate::arch::avx2::validate_early(bytes) }
+        }
+
         /// The first invalid sequence of `bytes` (see [`crate::kernel::FirstErrorFn`]), with
         /// the AVX2 kernel, which the compile-time target guarantees.
         #[inline]
@@ -88,6 +98,15 @@ cfg_if::cfg_if! {
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
             // SAFETY: the crate is compiled with `target_feature = "neon"`.
             unsafe { crate::arch::neon::validate(bytes) }
+        }
+
+        /// Validates `bytes`, stopping early after an error (see
+        /// [`crate::kernel::EntryPoints::validate_early`]), with the NEON kernel, which the
+        /// compile-time target guarantees.
+        #[inline]
+        pub(crate) fn validate_early(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: the crate is compiled with `target_feature = "neon"`.
+            unsafe { crate::arch::neon::validate_early(bytes) }
         }
 
         /// The first invalid sequence of `bytes` (see [`crate::kernel::FirstErrorFn`]), with
@@ -118,6 +137,11 @@ cfg_if::cfg_if! {
         /// Only ever holds a `ValidateFn` that this CPU supports.
         static VALIDATE: AtomicPtr<()> = AtomicPtr::new(detect_and_validate as *mut ());
 
+        /// The chosen kernel's `validate_early`, or `detect_and_validate_early` before the
+        /// first call. Only ever holds a `ValidateFn` that this CPU supports.
+        static VALIDATE_EARLY: AtomicPtr<()> =
+            AtomicPtr::new(detect_and_validate_early as *mut ());
+
         /// The chosen kernel's `first_invalid`, or `detect_and_find` before the first
         /// call. Only ever holds a `FirstErrorFn` that this CPU supports.
         static FIRST_INVALID: AtomicPtr<()> = AtomicPtr::new(detect_and_find as *mut ());
@@ -134,6 +158,19 @@ cfg_if::cfg_if! {
             // function pointer round-trips through `*mut ()`.
             let validate = unsafe { core::mem::transmute::<*mut (), ValidateFn>(chosen) };
             // SAFETY: every function stored in `VALIDATE` is supported by this CPU.
+            unsafe { validate(bytes) }
+        }
+
+        /// Validates `bytes`, stopping early after an error (see
+        /// [`crate::kernel::EntryPoints::validate_early`]), with the fastest kernel this
+        /// CPU supports.
+        #[inline]
+        pub(crate) fn validate_early(bytes: &[u8]) -> Result<(), usize> {
+            let chosen = VALIDATE_EARLY.load(Ordering::Relaxed);
+            // SAFETY: `VALIDATE_EARLY` only holds `ValidateFn`s (see its documentation),
+            // and a function pointer round-trips through `*mut ()`.
+            let validate = unsafe { core::mem::transmute::<*mut (), ValidateFn>(chosen) };
+            // SAFETY: every function stored in `VALIDATE_EARLY` is supported by this CPU.
             unsafe { validate(bytes) }
         }
 
@@ -168,6 +205,7 @@ cfg_if::cfg_if! {
                 .entry_points()
                 .unwrap_or(EntryPoints::SCALAR);
             VALIDATE.store(chosen.validate as *mut (), Ordering::Relaxed);
+            VALIDATE_EARLY.store(chosen.validate_early as *mut (), Ordering::Relaxed);
             FIRST_INVALID.store(chosen.first_invalid as *mut (), Ordering::Relaxed);
             BLOCK_ERRORS.store(chosen.block_errors as *mut (), Ordering::Relaxed);
             chosen
@@ -180,6 +218,15 @@ cfg_if::cfg_if! {
         unsafe fn detect_and_validate(bytes: &[u8]) -> Result<(), usize> {
             // SAFETY: `entry_points` returns only kernels this CPU supports.
             unsafe { (detect().validate)(bytes) }
+        }
+
+        /// The first call of `validate_early`: choose the kernel, run it.
+        ///
+        /// # Safety
+        /// None needed: it is `unsafe` only to have the type of a `ValidateFn`.
+        unsafe fn detect_and_validate_early(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: `entry_points` returns only kernels this CPU supports.
+            unsafe { (detect().validate_early)(bytes) }
         }
 
         /// The first call of `first_invalid`: choose the kernel, run it.
@@ -203,6 +250,12 @@ cfg_if::cfg_if! {
         /// Runs the scalar kernel: this target has no SIMD kernel.
         #[inline]
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
+            crate::scalar::validate(bytes)
+        }
+
+        /// Validates `bytes` with the scalar kernel, which stops at the first error.
+        #[inline]
+        pub(crate) fn validate_early(bytes: &[u8]) -> Result<(), usize> {
             crate::scalar::validate(bytes)
         }
 

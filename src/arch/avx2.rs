@@ -195,6 +195,16 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Avx2>(bytes) }
 }
 
+/// Validates `bytes`, stopping early after an error, with AVX2 (see [`crate::kernel::EntryPoints::validate_early`]).
+///
+/// # Safety
+/// The CPU must support AVX2, BMI1 and POPCNT ([`crate::cpu::has_avx2`]).
+#[target_feature(enable = "avx2,bmi1,popcnt")]
+pub(crate) unsafe fn validate_early(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: AVX2, BMI1 and POPCNT are supported (this function's contract).
+    unsafe { generic::validate_early::<Avx2>(bytes) }
+}
+
 /// The first invalid sequence of `bytes`, found with the AVX2 check (see
 /// [`crate::kernel::FirstErrorFn`]).
 ///

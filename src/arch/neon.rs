@@ -174,6 +174,16 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Neon>(bytes) }
 }
 
+/// Validates `bytes`, stopping early after an error, with NEON (see [`crate::kernel::EntryPoints::validate_early`]).
+///
+/// # Safety
+/// The CPU must support NEON.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn validate_early(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: NEON is supported (this function's contract).
+    unsafe { generic::validate_early::<Neon>(bytes) }
+}
+
 /// The first invalid sequence of `bytes`, found with the NEON check (see
 /// [`crate::kernel::FirstErrorFn`]).
 ///

@@ -168,6 +168,16 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Sse41>(bytes) }
 }
 
+/// Validates `bytes`, stopping early after an error, with SSE4.1 (see [`crate::kernel::EntryPoints::validate_early`]).
+///
+/// # Safety
+/// The CPU must support SSE4.1.
+#[target_feature(enable = "sse4.1")]
+pub(crate) unsafe fn validate_early(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: SSE4.1 is supported (this function's contract).
+    unsafe { generic::validate_early::<Sse41>(bytes) }
+}
+
 /// The first invalid sequence of `bytes`, found with the SSE4.1 check (see
 /// [`crate::kernel::FirstErrorFn`]).
 ///
