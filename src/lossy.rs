@@ -69,44 +69,56 @@ fn repair(v: &[u8], valid_up_to: usize) -> String {
     // (`for_each` rather than a `for` loop: it folds, and dense errors are walked in one
     // loop then.)
     Utf8Chunks::after_error(rest, valid_up_to).for_each(|chunk| {
-        push_valid(&mut out, rest, chunk.valid());
-        if !chunk.invalid().is_empty() {
-            out.push_str(REPLACEMENT);
-        }
+        push_chunk(&mut out, rest, chunk.valid(), !chunk.invalid().is_empty());
     });
     out
 }
 
-/// Valid text up to this long is appended by [`push_valid`] with one copy of this many
+/// Valid text up to this long is appended by [`push_chunk`] with one copy of this many
 /// bytes.
 const SHORT: usize = 128;
 
-/// Appends `text`, a part of `input`, to `out`. Where errors are dense the valid text
-/// between them is a few bytes to a few dozen, and a call of `memcpy` for each, which
-/// branches on the length, cost more than the walk: so text up to [`SHORT`] bytes is
-/// copied with one move of `SHORT` bytes (from `input`, the bytes after `text` included)
-/// into the string's spare room, of which only `text` is kept. At one error per ~16 bytes
-/// that made `from_utf8_lossy` 1.4 times faster, at one per ~64 bytes 1.07 times.
+/// Appends a chunk to `out`: `text`, a part of `input`, and U+FFFD if `replaced` (the
+/// chunk has invalid bytes). Where errors are dense the valid text between them is a few
+/// bytes to a few dozen, and a call of `memcpy` for each, which branches on the length,
+/// cost more than the walk: so text up to [`SHORT`] bytes is copied with one move of
+/// `SHORT` bytes (from `input`, the bytes after `text` included) into the string's spare
+/// room, of which only `text` is kept. At one error per ~16 bytes that made
+/// `from_utf8_lossy` 1.4 times faster, at one per ~64 bytes 1.07 times. U+FFFD is written
+/// after it in the same room whether it is kept or not (rather than pushed after a branch
+/// and a check for room of its own: 1.02x at one error per ~64 and ~16 bytes).
 #[inline(always)]
-fn push_valid(out: &mut String, input: &[u8], text: &str) {
+fn push_chunk(out: &mut String, input: &[u8], text: &str, replaced: bool) {
     let at = text.as_ptr() as usize - input.as_ptr() as usize;
     match input.get(at..at + SHORT) {
         Some(window) if text.len() <= SHORT => {
-            out.reserve(SHORT);
-            // SAFETY: `reserve` left room for `SHORT` bytes after the string's length, and
-            // `window` has `SHORT` bytes. The first `text.len()` of them are `text`: they
-            // are at its addresses (`window` starts at `input`'s address plus `at`, which
-            // is `text`'s, and `text.len() <= SHORT`), so they are its bytes whether or not
-            // the caller kept its promise that `text` lies in `input`. `text` is UTF-8, so
-            // the string stays UTF-8 with them and without the rest.
+            out.reserve(SHORT + REPLACEMENT.len());
+            // SAFETY: `reserve` left room for `SHORT + 3` bytes after the string's length,
+            // and `window` has `SHORT` bytes. The first `text.len()` of them are `text`:
+            // they are at its addresses (`window` starts at `input`'s address plus `at`,
+            // which is `text`'s, and `text.len() <= SHORT`), so they are its bytes whether
+            // or not the caller kept its promise that `text` lies in `input`. U+FFFD's 3
+            // bytes after them end by `len + SHORT + 3`, in the room. `text` and U+FFFD
+            // are UTF-8, so the string stays UTF-8 with them and without the rest.
             unsafe {
                 let bytes = out.as_mut_vec();
                 let len = bytes.len();
-                core::ptr::copy_nonoverlapping(window.as_ptr(), bytes.as_mut_ptr().add(len), SHORT);
-                bytes.set_len(len + text.len());
+                let end = bytes.as_mut_ptr().add(len);
+                core::ptr::copy_nonoverlapping(window.as_ptr(), end, SHORT);
+                core::ptr::copy_nonoverlapping(
+                    REPLACEMENT.as_ptr(),
+                    end.add(text.len()),
+                    REPLACEMENT.len(),
+                );
+                bytes.set_len(len + text.len() + usize::from(replaced) * REPLACEMENT.len());
             }
         }
-        _ => push_text(out, text),
+        _ => {
+            push_text(out, text);
+            if replaced {
+                out.push_str(REPLACEMENT);
+            }
+        }
     }
 }
 
