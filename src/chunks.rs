@@ -3,8 +3,8 @@
 //! time, with the SIMD kernel doing the work wherever the text is valid.
 //!
 //! # How errors are walked
-//! A kernel has these entry points: `validate` says *whether* some bytes are UTF-8 (and, if
-//! not, a checkpoint before which no rule is broken), at full speed over long inputs
+//! A kernel has these entry points: `validate` says *whether* some bytes are UTF-8 (and,
+//! if not, a checkpoint before which no rule is broken), at full speed over long inputs
 //! (`validate_early` says the same, stopping sooner after an error);
 //! `first_invalid` checks a block of registers at a time from the start and says *what*
 //! the first invalid sequence is, at a cost that grows with the distance to it (from the
@@ -47,9 +47,10 @@
 //!   [`FIRST_WINDOW`] bytes and grow [`GROWTH`]-fold while they stay clean, up to the rest
 //!   of the input; windows up to [`NEAR_WINDOW`] bytes with `first_invalid`, which stops
 //!   at the error, the next one with `validate_early`, which stops within 512 bytes of
-//!   it ([`EARLY_EXIT_WINDOW`]), longer ones with `validate`. So the kernel's work between two errors is
-//!   at most a few times the distance between them plus one window (a kernel that always
-//!   read to the end of its input would make an unbounded call per error quadratic).
+//!   it ([`EARLY_EXIT_WINDOW`]), longer ones with `validate`. So the kernel's work
+//!   between two errors is at most a few times the distance between them plus one window
+//!   (a kernel that always read to the end of its input would make an unbounded call per
+//!   error quadratic).
 //!   Valid input is a single call of `validate` over the whole input, as in
 //!   [`crate::from_utf8`]: the walk starts in windowed mode only after an error.
 //!
@@ -114,7 +115,7 @@ const NEAR_WINDOW: usize = 4 << 10;
 /// with [`dispatch::validate`], which stops at the end of its 4 KiB window and checks that
 /// window again up to the error, but checks clean text a few percent faster. (This is the
 /// window after the near ones, where the next error most often is once errors come a few
-/// KiB apart: at one error per ~4 KiB of real text, the chunk walk was 1.15 times faster
+/// KiB apart: at one error per ~4 KiB of real text, the chunk walk was 1.14 times faster
 /// with `validate_early` there; over the longer windows too, errors ~16 KiB apart were
 /// 1.10 times faster rather than 1.04, but ~64 KiB apart up to 0.93 times as fast on
 /// mixed text, as clean text costs more in its short windows.)

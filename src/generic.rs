@@ -614,10 +614,11 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
 /// after the last window are [`check_rest`]'s.
 const WINDOW: usize = 64;
 
-/// Blocks per window of [`validate_early`] (512 bytes). At one error per ~4 KiB of real
-/// text (and per ~16 KiB), the chunk walk over its windows of 16 KiB and more was 1.16
-/// (1.11) times faster with 8 than with [`WINDOW`], and 1.13 (1.07) with 16; with 4, no
-/// faster than with 8 (`docs/design.md`).
+/// Blocks per window of [`validate_early`] (512 bytes). Measured with every `validate` at
+/// this size: at one error per ~4 KiB of real text (and per ~16 KiB), the chunk walk,
+/// whose windows of 16 KiB and more `validate` checks, was 1.16 (1.11) times faster with
+/// 8 than with [`WINDOW`], and 1.13 (1.07) with 16; with 4, no faster than with 8
+/// (`docs/design.md`).
 const EARLY_WINDOW: usize = 8;
 
 /// Half a window (2 KiB): the longest inputs [`validate_medium`] takes with 32-byte

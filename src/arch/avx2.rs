@@ -195,7 +195,8 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Avx2>(bytes) }
 }
 
-/// Validates `bytes`, stopping early after an error, with AVX2 (see [`crate::kernel::EntryPoints::validate_early`]).
+/// Validates `bytes` with AVX2, stopping within 512 bytes of an error (see
+/// [`crate::kernel::EntryPoints::validate_early`]).
 ///
 /// # Safety
 /// The CPU must support AVX2, BMI1 and POPCNT ([`crate::cpu::has_avx2`]).

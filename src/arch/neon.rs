@@ -174,7 +174,8 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Neon>(bytes) }
 }
 
-/// Validates `bytes`, stopping early after an error, with NEON (see [`crate::kernel::EntryPoints::validate_early`]).
+/// Validates `bytes` with NEON, stopping within 512 bytes of an error (see
+/// [`crate::kernel::EntryPoints::validate_early`]).
 ///
 /// # Safety
 /// The CPU must support NEON.

@@ -168,7 +168,8 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Sse41>(bytes) }
 }
 
-/// Validates `bytes`, stopping early after an error, with SSE4.1 (see [`crate::kernel::EntryPoints::validate_early`]).
+/// Validates `bytes` with SSE4.1, stopping within 512 bytes of an error (see
+/// [`crate::kernel::EntryPoints::validate_early`]).
 ///
 /// # Safety
 /// The CPU must support SSE4.1.
