@@ -481,11 +481,15 @@ mod tests {
 
     /// `validate_early` (windows of 8 blocks, `generic::validate_early`) on every triple of
     /// [`CLASSES`] across each boundary of its windows and of the blocks after them (both
-    /// splits), and every byte pair across a window's start, in inputs whose windows before
-    /// are set up to make it check each window each way: all ASCII (the skipping loop), one
-    /// non-ASCII block in each (by pairs), equal gaps (a pattern), repeated and changing
-    /// masks (by mask, a pattern), every block (dense, every block checked), and text that
-    /// starts non-ASCII. The answer must be std's (through `scalar::exact`, as
+    /// splits), and every byte pair across a window's start, in inputs laid out to take
+    /// each way of the main loop: all ASCII (the skipping loop), one non-ASCII block per
+    /// window (the skipping loop with 32-byte registers, by pairs with 16-byte ones),
+    /// equal gaps (a pattern, and with 32-byte registers first the skipping loop's
+    /// regular spacing), repeated and changing masks (by mask, a pattern), every block
+    /// (dense, every block checked), and text that starts non-ASCII. (Counted with
+    /// temporary counters in the main loop: between them, the layouts take every way with
+    /// both register widths, `Regular` with 32-byte ones only, as it exists only there.)
+    /// The answer must be std's (through `scalar::exact`, as
     /// `from_utf8` finds it), and an error is reported at most a window and a block
     /// before it: the point of this entry point.
     #[test]
@@ -546,7 +550,7 @@ mod tests {
                     }
                 };
                 // The window boundaries from the fourth window on (the ways are set up by
-                // then), a block on either side of each, and the blocks after the last.
+                // then), and the block boundaries after the last window.
                 // (Where few tests are asked for: the first window under test and the start
                 // of the blocks after the last, one split.)
                 let small = small_tests();
