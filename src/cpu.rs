@@ -18,12 +18,19 @@ use core::sync::atomic::{AtomicU8, Ordering};
 const KNOWN: u8 = 1;
 const SSE41: u8 = 2;
 const AVX2: u8 = 4;
+const AVX: u8 = 8;
 
 static FEATURES: AtomicU8 = AtomicU8::new(0);
 
 /// Does this CPU (and OS) support the SSE4.1 kernel?
 pub(crate) fn has_sse41() -> bool {
     features() & SSE41 != 0
+}
+
+/// Does this CPU (and OS) support AVX (for the lossy conversion's AVX version)?
+#[cfg(all(feature = "alloc", not(target_feature = "avx")))]
+pub(crate) fn has_avx() -> bool {
+    features() & AVX != 0
 }
 
 /// Does this CPU (and OS) support the AVX2 kernel (AVX2, BMI1 and POPCNT)?
@@ -69,11 +76,12 @@ fn detect() -> u8 {
         let extended = leaf(7, 0).ebx;
         bit(extended, 5) && bit(extended, 3)
     };
-    if avx_and_osxsave && popcnt && avx2_and_bmi1 {
-        // SAFETY: OSXSAVE (checked above) means the OS enabled `xgetbv`.
-        let xcr0 = unsafe { _xgetbv(0) };
-        if xcr0 & 0b110 == 0b110 {
-            found |= AVX2; // the OS saves XMM and YMM state
+    // SAFETY: OSXSAVE (checked first) means the OS enabled `xgetbv`.
+    if avx_and_osxsave && unsafe { _xgetbv(0) } & 0b110 == 0b110 {
+        // The OS saves XMM and YMM state.
+        found |= AVX;
+        if popcnt && avx2_and_bmi1 {
+            found |= AVX2;
         }
     }
     found
@@ -85,6 +93,8 @@ mod tests {
     #[test]
     fn agrees_with_std() {
         assert_eq!(super::has_sse41(), std::is_x86_feature_detected!("sse4.1"));
+        #[cfg(not(target_feature = "avx"))]
+        assert_eq!(super::has_avx(), std::is_x86_feature_detected!("avx"));
         assert_eq!(
             super::has_avx2(),
             std::is_x86_feature_detected!("avx2")

@@ -273,13 +273,13 @@ impl FromStr for Kernel {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::generic::BLOCK;
 
     /// Bytes of every class the check tells apart: ASCII, continuation bytes of each
     /// range that a lead restricts, and leads of every kind, valid or not.
-    const CLASSES: [u8; 25] = [
+    pub(crate) const CLASSES: [u8; 25] = [
         0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
         0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
     ];
