@@ -21,7 +21,7 @@ mod common;
 
 use std::borrow::Cow;
 
-use common::{expected_kind, hex, multilingual_text, Rng};
+use common::{expected_kind, hex, multilingual_text, small_tests, Rng};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use utf8check::{from_utf8_lossy, from_utf8_lossy_owned, utf8_chunks, ErrorKind};
@@ -45,10 +45,6 @@ fn std_chunks(bytes: &[u8]) -> Vec<Chunk<'_>> {
         out.push((chunk.valid(), chunk.invalid(), kind));
     }
     out
-}
-
-fn small() -> bool {
-    std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0")
 }
 
 /// Checks every API of this file on `bytes` against std.
@@ -155,7 +151,7 @@ fn offsets() -> Vec<usize> {
     for window_end in [1024, 5120] {
         offsets.extend(window_end..=window_end + 24);
     }
-    if small() {
+    if small_tests() {
         offsets.retain(|o| o % 7 == 0 || o % 64 < 2);
     }
     offsets
@@ -197,7 +193,7 @@ fn every_byte_and_pair_at_every_boundary() {
     }
     // Pairs: every offset, one surrounding each (every surrounding over the offsets);
     // a fifth of the offsets, in turn, for small runs.
-    let step = if small() { 5 } else { 1 };
+    let step = if small_tests() { 5 } else { 1 };
     for a in 0..=255u8 {
         for b in 0..=255u8 {
             let i = usize::from(a) * 256 + usize::from(b);
@@ -227,17 +223,17 @@ fn sampled_three_and_four_byte_sequences_at_every_boundary() {
         for &b in &CLASSES {
             for &c in &CLASSES {
                 let pick = |rng: &mut Rng| -> Vec<usize> {
-                    let n = if small() { 2 } else { 6 };
+                    let n = if small_tests() { 2 } else { 6 };
                     (0..n).map(|_| offsets[rng.below(offsets.len())]).collect()
                 };
                 let i = rng.below(20);
                 // Small runs: one surrounding per triple, and a third of the fourth bytes.
-                let all = if small() { Some(i) } else { None };
+                let all = if small_tests() { Some(i) } else { None };
                 check_placed(&[lead, b, c], &pick(&mut rng), all, &mut buf);
                 for &d in CLASSES
                     .iter()
                     .skip(i % 3)
-                    .step_by(if small() { 3 } else { 1 })
+                    .step_by(if small_tests() { 3 } else { 1 })
                 {
                     check_placed(&[lead, b, c, d], &pick(&mut rng), Some(i), &mut buf);
                 }
@@ -298,7 +294,7 @@ fn sequences_at_the_end_of_the_search_after_dense_errors() {
     const SEARCH: usize = 4096;
     let prefix = dense_errors(40, 99);
     let seqs = short_sequences();
-    let step = if small() { 3 } else { 1 };
+    let step = if small_tests() { 3 } else { 1 };
     let mut buf = Vec::new();
     for (i, seq) in seqs.iter().enumerate() {
         for offset in (SEARCH - 6..=SEARCH + 3).skip(i % step).step_by(step) {
@@ -323,7 +319,7 @@ fn sequences_at_every_block_offset_after_dense_errors() {
     let seqs = short_sequences();
     let mut buf = Vec::new();
     for (i, seq) in seqs.iter().enumerate() {
-        let step = match (seq.len(), small()) {
+        let step = match (seq.len(), small_tests()) {
             (1, false) => 1,
             (_, false) => 3,
             (_, true) => 7,
@@ -363,7 +359,7 @@ fn errors_at_every_density() {
 #[test]
 fn mutated_multilingual_text() {
     let mut rng = Rng::new(5);
-    let rounds = if small() { 300 } else { 3000 };
+    let rounds = if small_tests() { 300 } else { 3000 };
     for round in 0..rounds {
         let len = 1 + rng.below(if round % 10 == 0 { 20_000 } else { 700 });
         let mut bytes = multilingual_text(len, round as u64).into_bytes();
@@ -472,7 +468,7 @@ fn byte() -> impl Strategy<Value = u8> {
 
 /// Cases per property: fewer for small runs.
 fn cases() -> u32 {
-    if small() {
+    if small_tests() {
         256
     } else {
         2048

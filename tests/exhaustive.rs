@@ -30,7 +30,7 @@ mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use common::{check_against_std, check_dispatched, check_kernels, expected, kernels};
+use common::{check_against_std, check_dispatched, check_kernels, expected, kernels, small_tests};
 use utf8check::Kernel;
 
 /// ASCII filler of `len` bytes (varied, like real text).
@@ -622,13 +622,6 @@ fn block_placements(n: usize, keep: impl Fn(Region, usize, Neighbours) -> bool) 
         }
     }
     placements
-}
-
-/// Whether to run the smaller versions of the costliest tests: `UTF8CHECK_SMALL_TESTS`,
-/// set by CI's aarch64 and AddressSanitizer steps, where every input runs under qemu or
-/// with every access checked.
-fn small_tests() -> bool {
-    std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0")
 }
 
 /// The first two and the last two boundaries of a window (0 to `WINDOW_BLOCKS`).

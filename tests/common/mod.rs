@@ -7,6 +7,7 @@
 //!   kernel in `Kernel::available()` must give that answer; [`check_dispatched`] and
 //!   [`check_kernels`] are its parts, for loops that compute [`expected`] once per input.
 //! * [`multilingual_text`]: deterministic text mixing 1- to 4-byte characters.
+//! * [`small_tests`]: whether to run the smaller versions of the costliest tests.
 
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
@@ -246,4 +247,11 @@ pub fn multilingual_text(min_len: usize, seed: u64) -> String {
         text.push(pool[rng.below(pool.len())]);
     }
     text
+}
+
+/// Whether to run the smaller versions of the costliest tests: `UTF8CHECK_SMALL_TESTS`,
+/// set by CI's steps where every input runs slowly (unoptimized, under AddressSanitizer,
+/// emulated by qemu).
+pub fn small_tests() -> bool {
+    std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0")
 }
