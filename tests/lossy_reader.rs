@@ -224,9 +224,9 @@ fn every_pair_one_byte_at_a_time() {
 #[test]
 fn damaged_text_at_every_density() {
     // Each input is read 142 ways, about a third of them a byte at a time: with
-    // `UTF8CHECK_SMALL_TESTS` (unoptimized, sanitized and emulated runs, where this test
-    // took over 8 minutes unoptimized) a tenth of the length, but still replacements that
-    // outgrow the largest buffer (64 KiB).
+    // `UTF8CHECK_SMALL_TESTS` (CI's test steps but the release one; unoptimized, this test
+    // took over 8 minutes) a tenth of the length, but still replacements that outgrow the
+    // largest buffer (64 KiB) in all.
     let len = if small_tests() { 20_000 } else { 200_000 };
     let text = multilingual_text(len, 3).into_bytes();
     let mut rng = Rng::new(17);

@@ -250,8 +250,9 @@ pub fn multilingual_text(min_len: usize, seed: u64) -> String {
 }
 
 /// Whether to run the smaller versions of the costliest tests: `UTF8CHECK_SMALL_TESTS`,
-/// set by CI's steps where every input runs slowly (unoptimized, under AddressSanitizer,
-/// emulated by qemu).
+/// set by every test step of CI but the release one, which runs them in full (where
+/// every input runs slowly: unoptimized, under AddressSanitizer, emulated by qemu; and
+/// the debug and x86-64-v3 builds, to keep CI within its time).
 pub fn small_tests() -> bool {
     std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0")
 }
