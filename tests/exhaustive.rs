@@ -386,19 +386,24 @@ enum Way {
     /// After four non-ASCII pairs at equal gaps in the skipping loop: a branch per block,
     /// as `Pattern`, with no mask before it to compare with.
     Regular,
+    /// After three non-ASCII pairs at equal gaps of more than 8 blocks in the skipping
+    /// loop, which goes on: in each pair that is not all ASCII, only the non-ASCII blocks
+    /// are checked, and an ASCII block gets the end check of the bytes before it.
+    Spaced,
 }
 
 /// Blocks per window of the main loop (`WINDOW` in src/generic.rs).
 const WINDOW_BLOCKS: usize = 64;
 
 impl Way {
-    const ALL: [Way; 6] = [
+    const ALL: [Way; 7] = [
         Way::Ascii,
         Way::Sparse,
         Way::Full,
         Way::Pattern,
         Way::Mask,
         Way::Regular,
+        Way::Spaced,
     ];
 
     /// The windows before the one under test, as the blocks of each that hold an `é` (the
@@ -413,11 +418,14 @@ impl Way {
     /// by mask, and the same mask again makes it a pattern. Four non-ASCII pairs at equal
     /// gaps of two pairs (blocks 50, 54, 58 and 62: a gap of at most `REGULAR_MAX_GAP`,
     /// 8 blocks; longer regular gaps keep the loop going), the last one ending the window,
-    /// stop the skipping loop for a pattern at once.
+    /// stop the skipping loop for a pattern at once. Three pairs at equal gaps of ten
+    /// blocks (blocks 34, 44 and 54) keep the loop going into the window under test with
+    /// two equal gaps behind it, where it checks only the non-ASCII blocks of each pair.
     ///
     /// The skipping loop stops at three pairs within a window at unequal gaps (or a gap of
     /// one pair) with 32-byte registers, at two with 16-byte ones (`register`), and only
-    /// the former goes to a pattern from it: `None` for `Regular` with 16-byte registers.
+    /// the former goes to a pattern from it, or checks the blocks of a pair one at a time:
+    /// `None` for `Regular` and `Spaced` with 16-byte registers.
     /// (Three pairs two pairs apart alone would keep the loop going into the window under
     /// test; a panic planted in the `Sparse` arm for the window after the set-up fired
     /// with these four, and with three pairs a pair apart, which stop the loop at once.)
@@ -438,6 +446,10 @@ impl Way {
                 vec![[14, 10, 6, 2].map(|back| WINDOW_BLOCKS - back).to_vec()]
             }
             Way::Regular => return None,
+            Way::Spaced if register == 32 => {
+                vec![[30, 20, 10].map(|back| WINDOW_BLOCKS - back).to_vec()]
+            }
+            Way::Spaced => return None,
         })
     }
 }
@@ -453,9 +465,9 @@ enum Region {
     FirstWindow,
     /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after
     /// windows set up as for this way. Whether those windows found sparse text (`Ascii`,
-    /// `Sparse`, `Pattern`, `Regular`) or not decides how these blocks are checked with
-    /// 32-byte registers (by mask, or skipped up to the first non-ASCII pair of blocks and
-    /// checked from there); with 16-byte ones always by mask. After `Ascii` the skipping
+    /// `Sparse`, `Pattern`, `Regular`, `Spaced`) or not decides how these blocks are
+    /// checked with 32-byte registers (by mask, or skipped up to the first non-ASCII pair
+    /// of blocks and checked from there); with 16-byte ones always by mask. After `Ascii` the skipping
     /// loop runs on into them, and only what it leaves is checked so. `None`: no window,
     /// an input under half a window plus a register (with 32-byte registers, ASCII blocks
     /// skipped up to the first that is not and every register checked from there; with
