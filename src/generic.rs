@@ -32,8 +32,9 @@
 //!   Russian man pages): every block checked, with no test at all
 //!   ([`check_every_block`]), and now and then a window by mask to see whether the text
 //!   is still dense;
-//! * blocks in a pattern that repeats from window to window: a branch per block, which
-//!   the predictor gets right ([`check_by_branches`]);
+//! * blocks in a pattern that repeats from window to window, or within a window at a
+//!   period of two to eight blocks: a branch per block, which the predictor gets right
+//!   ([`check_by_branches`]);
 //! * *sparse* text (one non-ASCII pair of blocks in the last window): the same mask by
 //!   pairs of blocks, whose first set bit is checked without a branch;
 //! * *ASCII* text (at the start of text that starts with ASCII, and after an all-ASCII
@@ -700,6 +701,20 @@ fn is_dense<V: Vector>(non_ascii: BlockMask, blocks: usize) -> bool {
     (blocks - non_ascii.count_ones()) * 4 <= blocks * quarters
 }
 
+/// Does `mask`, the mask of a window of `blocks` blocks, repeat with a period of two to
+/// eight blocks, at least four times over? Non-ASCII text at a regular spacing of 128 to
+/// 512 bytes does, from its first window by mask, where comparing windows' masks waits
+/// for the spacing to come round to the same phase of a window (three windows at 192
+/// bytes); a mask with a period is also a pattern that the branch predictor learns. (A
+/// mask of mixed text has no such period, nor does one of a few blocks.)
+#[inline(always)]
+fn has_short_period(mask: BlockMask, blocks: usize) -> bool {
+    let full = full_mask(blocks);
+    let repeats = |period: usize| mask >> period == mask & (full >> period);
+    // (A period of one is no pattern: every unit ASCII, or none.)
+    !repeats(1) && (2..=(blocks / 4).min(8)).any(repeats)
+}
+
 /// Has `mask` at most one bit set? (Without a count: see [`is_dense`].)
 #[inline(always)]
 const fn at_most_one(mask: BlockMask) -> bool {
@@ -1098,7 +1113,8 @@ enum Way {
     /// ([`FULL_RUN`]).
     Full,
     /// [`check_by_branches`] for a repeated pattern ([`Pattern`]): a window's mask seen
-    /// again in the last four.
+    /// again in the last four, or a mask (by blocks or by pairs) that repeats within its
+    /// window at a short period ([`has_short_period`]).
     Pattern,
     /// [`check_by_branches`] after non-ASCII pairs at equal gaps in [`Way::Ascii`] (with
     /// 32-byte registers): the first window of a pattern, whose mask the next windows are
@@ -1156,7 +1172,7 @@ impl Mode {
     /// Chooses the way of the next window from the mask of the last one, by blocks, and
     /// whether that window was dense ([`is_dense`]).
     #[inline(always)]
-    fn after_blocks(&mut self, mask: BlockMask, dense: bool) {
+    fn after_blocks(&mut self, mask: BlockMask, blocks: usize, dense: bool) {
         // Dense text first: it needs no history, and it is where the work per byte is
         // highest, so the fewer instructions here the better.
         if dense {
@@ -1168,7 +1184,7 @@ impl Mode {
             self.way = Way::Sparse;
             return;
         }
-        self.way = if self.recent.contains(&mask) {
+        self.way = if self.recent.contains(&mask) || has_short_period(mask, blocks) {
             Way::Pattern
         } else {
             Way::Mask
@@ -1178,12 +1194,15 @@ impl Mode {
 
     /// Chooses the way of the next window from the mask of the last one, by pairs.
     #[inline(always)]
-    fn after_pairs(&mut self, mask: BlockMask) {
-        // (A non-ASCII block in every pair is not yet dense text: by mask first.)
+    fn after_pairs(&mut self, mask: BlockMask, pairs: usize) {
+        // (A non-ASCII block in every pair is not yet dense text, nor a pattern: by mask
+        // first.)
         self.way = if mask == 0 {
             Way::Ascii
         } else if at_most_one(mask) {
             Way::Sparse
+        } else if has_short_period(mask, pairs) {
+            Way::Pattern
         } else {
             Way::Mask
         };
@@ -1225,12 +1244,12 @@ unsafe fn windows<V: Vector, const W: usize>(
                 }
                 Way::Sparse => {
                     let mask = non_ascii_units::<V, 2>(bytes, pos, W / 2);
-                    mode.after_pairs(mask);
+                    mode.after_pairs(mask, W / 2);
                     check_by_mask::<V, 2>(k, bytes, pos, W / 2, mask)
                 }
                 Way::Pattern => {
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
-                    mode.after_blocks(mask, is_dense::<V>(mask, W));
+                    mode.after_blocks(mask, W, is_dense::<V>(mask, W));
                     errors
                 }
                 // (An arm of its own, not one shared with `Pattern` under an `if`: sharing
@@ -1240,7 +1259,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
                     // No mask to compare with yet: this window's stands for the spacing.
                     mode.recent = [mask; 4];
-                    mode.after_blocks(mask, is_dense::<V>(mask, W));
+                    mode.after_blocks(mask, W, is_dense::<V>(mask, W));
                     errors
                 }
                 Way::Full => {
@@ -1249,7 +1268,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                 }
                 Way::Mask => {
                     let mask = non_ascii_units::<V, 1>(bytes, pos, W);
-                    mode.after_blocks(mask, is_dense::<V>(mask, W));
+                    mode.after_blocks(mask, W, is_dense::<V>(mask, W));
                     check_by_mask::<V, 1>(k, bytes, pos, W, mask)
                 }
             }

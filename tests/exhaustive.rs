@@ -390,13 +390,16 @@ enum Way {
     /// loop, which goes on: in each pair that is not all ASCII, only the non-ASCII blocks
     /// are checked, and an ASCII block gets the end check of the bytes before it.
     Spaced,
+    /// After a window by pairs whose mask repeats with a short period (a non-ASCII pair
+    /// every three pairs): a branch per block, as `Pattern`, from that one window.
+    Periodic,
 }
 
 /// Blocks per window of the main loop (`WINDOW` in src/generic.rs).
 const WINDOW_BLOCKS: usize = 64;
 
 impl Way {
-    const ALL: [Way; 7] = [
+    const ALL: [Way; 8] = [
         Way::Ascii,
         Way::Sparse,
         Way::Full,
@@ -404,6 +407,7 @@ impl Way {
         Way::Mask,
         Way::Regular,
         Way::Spaced,
+        Way::Periodic,
     ];
 
     /// The windows before the one under test, as the blocks of each that hold an `é` (the
@@ -421,6 +425,8 @@ impl Way {
     /// stop the skipping loop for a pattern at once. Three pairs at equal gaps of ten
     /// blocks (blocks 34, 44 and 54) keep the loop going into the window under test with
     /// two equal gaps behind it, where it checks only the non-ASCII blocks of each pair.
+    /// A window by pairs with an `é` every six blocks has a mask with a period of three
+    /// pairs, which makes the next window a pattern at once.
     ///
     /// The skipping loop stops at three pairs within a window at unequal gaps (or a gap of
     /// one pair) with 32-byte registers, at two with 16-byte ones (`register`), and only
@@ -450,6 +456,7 @@ impl Way {
                 vec![[30, 20, 10].map(|back| WINDOW_BLOCKS - back).to_vec()]
             }
             Way::Spaced => return None,
+            Way::Periodic => vec![stop, (0..WINDOW_BLOCKS).step_by(6).collect()],
         })
     }
 }
@@ -463,15 +470,15 @@ enum Region {
     /// The first window of an input whose first register holds an `é`: checked as dense
     /// text with 32-byte registers, by mask with 16-byte ones.
     FirstWindow,
-    /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after
-    /// windows set up as for this way. Whether those windows found sparse text (`Ascii`,
-    /// `Sparse`, `Pattern`, `Regular`, `Spaced`) or not decides how these blocks are
-    /// checked with 32-byte registers (by mask, or skipped up to the first non-ASCII pair
-    /// of blocks and checked from there); with 16-byte ones always by mask. After `Ascii` the skipping
-    /// loop runs on into them, and only what it leaves is checked so. `None`: no window,
-    /// an input under half a window plus a register (with 32-byte registers, ASCII blocks
-    /// skipped up to the first that is not and every register checked from there; with
-    /// 16-byte ones, by mask).
+    /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after windows
+    /// set up as for this way. Whether those windows found sparse text (`Ascii`, `Sparse`,
+    /// `Pattern`, `Regular`, `Spaced`, `Periodic`) or not decides how these blocks are checked
+    /// with 32-byte registers (by mask, or skipped up to the first non-ASCII pair of blocks and
+    /// checked from there); with 16-byte ones always by mask. After `Ascii` the skipping loop
+    /// runs on into them, and only what it leaves is checked so. `None`: no window, an input
+    /// under half a window plus a register (with 32-byte registers, ASCII blocks skipped up to
+    /// the first that is not and every register checked from there; with 16-byte ones, by
+    /// mask).
     Rest(Option<Way>),
     /// Half a window and 4 blocks ([`LONG_REST_BLOCKS`]) and the tail, after no window (an
     /// input of over half a window, not checked in one piece with either register) or
