@@ -32,8 +32,8 @@ use corpus::{Rng, Text};
 use utf8check::Kernel;
 
 const ROUNDS: usize = 31;
-const SPACINGS: [usize; 17] = [
-    2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096,
+const SPACINGS: [usize; 20] = [
+    2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 320, 384, 448, 512, 768, 1024, 2048, 4096,
 ];
 const INSERTS: [(&str, &str); 5] = [
     ("é", "é"),
