@@ -972,7 +972,7 @@ unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos
         } else if is_ascii::<V>(second, BLOCK) {
             check_block(k, first).or(unfinished_before(k, bytes, pos + BLOCK))
         } else {
-            check_block(k, first).or(check_block(k, second))
+            check_unit::<V, 2>(k, first)
         }
     }
 }
@@ -1054,8 +1054,7 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
             let errors = if cheap_checks::<V>() && gaps[0] == gaps[1] {
                 pair_errors_by_branches(k, bytes, pos)
             } else {
-                check_block(k, bytes.as_ptr().add(pos))
-                    .or(check_block(k, bytes.as_ptr().add(pos + BLOCK)))
+                check_unit::<V, 2>(k, bytes.as_ptr().add(pos))
             };
             if !errors.is_zero() {
                 let first = check_block(k, bytes.as_ptr().add(pos));
