@@ -41,7 +41,8 @@
 //!   window): ASCII blocks skipped two at a time, each pair that is not all ASCII checked
 //!   (whole, or at equal gaps only its non-ASCII blocks: [`sparse_run`]), until three such
 //!   pairs come within a window, or four at a short regular spacing (then by branches), or
-//!   the input ends; with 16-byte registers, until two come within a window.
+//!   the input ends; with 16-byte registers, until two come within a window (then by the
+//!   mask of blocks, where a pair's check is eight registers').
 //!
 //! The first window's way comes from the input's first register ([`Mode::first`]). The
 //! fewer than 64 blocks after the last window (all of an input under 4 KiB), or what the
@@ -1012,10 +1013,16 @@ unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos
 ///
 /// Returns where it stopped and the way of the next window: after a pair that came within
 /// a window of the one two before, at another gap than the pair before it or at a gap of
-/// one pair (one before, with 16-byte registers, at any gap: [`Way::Sparse`], the text is
-/// no longer sparse) or at the same gap as the two before ([`Way::Regular`]), or where fewer
-/// than two blocks are left ([`Way::Sparse`]: the main loop then has no window left); or
-/// `Err(checkpoint)` at the first error.
+/// one pair ([`Way::Sparse`], the text is no longer sparse; with 16-byte registers, one
+/// before, at any gap, and [`Way::Mask`]: see below) or at the same gap as the two before
+/// ([`Way::Regular`]), or where fewer than two blocks are left ([`Way::Sparse`]: the main
+/// loop then has no window left); or `Err(checkpoint)` at the first error.
+///
+/// By blocks, not by pairs, after two pairs with 16-byte registers: a window by pairs
+/// checks both blocks of each non-ASCII pair, eight registers' checks where the block
+/// that holds the character needs four, and two pairs within a window are seldom the only
+/// ones in the next. With 32-byte registers a check is cheap, and three pairs are needed
+/// to stop the loop, so there the window by pairs stays.
 ///
 /// # Safety
 /// `BYTES <= pos`; the CPU must support `V`.
@@ -1084,7 +1091,13 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
             // `REGULAR_MAX_GAP`; a longer regular spacing stays in this loop).
             let spaced = cheap_checks::<V>() && gaps[0] == gaps[1] && gaps[0] > 2 * BLOCK;
             if close && !spaced {
-                return Ok((pos, Way::Sparse));
+                // (By blocks where checks are dear: see above.)
+                let way = if cheap_checks::<V>() {
+                    Way::Sparse
+                } else {
+                    Way::Mask
+                };
+                return Ok((pos, way));
             }
         }
     }
@@ -1094,16 +1107,17 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
     /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII
-    /// window): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other pair
-    /// checked (whole, or at equal gaps its non-ASCII blocks), until three such pairs come
-    /// within a window (then [`Way::Sparse`]; two with 16-byte registers) or four at equal
-    /// gaps of up to [`REGULAR_MAX_GAP`] (then [`Way::Regular`], with 32-byte registers).
-    /// The loop costs the least per ASCII block, but its exit at each non-ASCII pair is a
-    /// mispredicted branch where they do not come at a regular spacing.
+    /// window by pairs): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other
+    /// pair checked (whole, or at equal gaps its non-ASCII blocks), until three such pairs
+    /// come within a window (then [`Way::Sparse`]; two with 16-byte registers, then
+    /// [`Way::Mask`]) or four at equal gaps of up to [`REGULAR_MAX_GAP`] (then
+    /// [`Way::Regular`], with 32-byte registers). The loop costs the least per ASCII block,
+    /// but its exit at each non-ASCII pair is a mispredicted branch where they do not come
+    /// at a regular spacing.
     Ascii,
-    /// Sparse text (after [`Way::Ascii`], or a window with one non-ASCII pair or block):
-    /// [`check_by_mask`] by pairs of blocks, where a window with one non-ASCII pair takes
-    /// no mispredicted branch.
+    /// Sparse text (after [`Way::Ascii`] with 32-byte registers, or a window with one
+    /// non-ASCII pair or block): [`check_by_mask`] by pairs of blocks, where a window with
+    /// one non-ASCII pair takes no mispredicted branch.
     Sparse,
     /// Dense text (a window with few ASCII blocks: at most a quarter with 32-byte
     /// registers, none with 16-byte ones): [`check_every_block`], no ASCII test at all.

@@ -374,14 +374,16 @@ enum Way {
     /// within a window (the last two gaps unequal, or one pair), or four at equal gaps of
     /// up to 8 blocks, or the input ends (it goes on after the last window).
     Ascii,
-    /// After that: the mask of the non-ASCII pairs of blocks, a loop over it.
+    /// After that with 32-byte registers, or after a window with one non-ASCII block: the
+    /// mask of the non-ASCII pairs of blocks, a loop over it.
     Sparse,
     /// After a window with no ASCII block: every block checked, no ASCII test.
     Full,
     /// After a window whose mask repeats an earlier one: a branch per block, the end check
     /// carried from block to block.
     Pattern,
-    /// After a window of mixed blocks: the mask of the non-ASCII blocks, a loop over it.
+    /// After a window of mixed blocks, or after the skipping loop with 16-byte registers:
+    /// the mask of the non-ASCII blocks, a loop over it.
     Mask,
     /// After four non-ASCII pairs at equal gaps in the skipping loop: a branch per block,
     /// as `Pattern`, with no mask before it to compare with.
@@ -412,51 +414,58 @@ impl Way {
 
     /// The windows before the one under test, as the blocks of each that hold an `é` (the
     /// input starts with ASCII). An all-ASCII window leaves the skipping loop running.
-    /// Otherwise the first makes the skipping loop stop exactly at its end, so that the
-    /// next window is checked by pairs: with 32-byte registers, four non-ASCII pairs close
-    /// together, the first three two pairs apart (two equal gaps of more than a pair, which
-    /// keep the loop going for one more pair) and the fourth four pairs after the third,
-    /// ending the window; with 16-byte ones, two pairs ending the window. A full window
-    /// after that makes the next one checked by its mask, and another full one after that
-    /// makes the next one dense. A window by mask with blocks 0 and 2 leaves the next one
-    /// by mask, and the same mask again makes it a pattern. Four non-ASCII pairs at equal
-    /// gaps of two pairs (blocks 50, 54, 58 and 62: a gap of at most `REGULAR_MAX_GAP`,
-    /// 8 blocks; longer regular gaps keep the loop going), the last one ending the window,
-    /// stop the skipping loop for a pattern at once. Three pairs at equal gaps of ten
-    /// blocks (blocks 34, 44 and 54) keep the loop going into the window under test with
-    /// two equal gaps behind it, where it checks only the non-ASCII blocks of each pair.
-    /// A window by pairs with an `é` every six blocks has a mask with a period of three
-    /// pairs, which makes the next window a pattern at once.
+    /// Otherwise the first makes the skipping loop stop exactly at its end (`stop`).
     ///
-    /// The skipping loop stops at three pairs within a window at unequal gaps (or a gap of
-    /// one pair) with 32-byte registers, at two with 16-byte ones (`register`), and only
-    /// the former goes to a pattern from it, or checks the blocks of a pair one at a time:
-    /// `None` for `Regular` and `Spaced` with 16-byte registers.
+    /// With 32-byte registers that takes four non-ASCII pairs close together, the first
+    /// three two pairs apart (two equal gaps of more than a pair, which keep the loop going
+    /// for one more pair) and the fourth four pairs after the third, ending the window; the
+    /// next window is checked by pairs. A full window after that makes the next one checked
+    /// by its mask, and another full one after that makes the next one dense. A window by
+    /// mask with blocks 0 and 2 leaves the next one by mask, and the same mask again makes
+    /// it a pattern. Four non-ASCII pairs at equal gaps of two pairs (blocks 50, 54, 58 and
+    /// 62: a gap of at most `REGULAR_MAX_GAP`, 8 blocks; longer regular gaps keep the loop
+    /// going), the last one ending the window, stop the skipping loop for a pattern at
+    /// once. Three pairs at equal gaps of ten blocks (blocks 34, 44 and 54) keep the loop
+    /// going into the window under test with two equal gaps behind it, where it checks only
+    /// the non-ASCII blocks of each pair. A window by pairs with an `é` every six blocks has
+    /// a mask with a period of three pairs, which makes the next window a pattern at once.
+    ///
+    /// With 16-byte registers two pairs ending the window stop the loop, and the next
+    /// window is checked by its mask of blocks: one non-ASCII block there makes the next
+    /// one by pairs (and a window by pairs with an `é` every six blocks a pattern, as
+    /// above), a full one makes it dense, and blocks 0 and 2 twice make a pattern. Only
+    /// 32-byte registers go to a pattern from the skipping loop, or check the blocks of a
+    /// pair one at a time: `None` for `Regular` and `Spaced` with 16-byte registers.
+    ///
     /// (Three pairs two pairs apart alone would keep the loop going into the window under
     /// test; a panic planted in the `Sparse` arm for the window after the set-up fired
     /// with these four, and with three pairs a pair apart, which stop the loop at once.)
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
-        let stop: Vec<usize> = if register == 32 {
-            [18, 14, 10, 2].map(|back| WINDOW_BLOCKS - back).to_vec()
-        } else {
-            vec![WINDOW_BLOCKS - 4, WINDOW_BLOCKS - 2]
-        };
         let full: Vec<usize> = (0..WINDOW_BLOCKS).collect();
+        let periodic: Vec<usize> = (0..WINDOW_BLOCKS).step_by(6).collect();
+        let back = |blocks: &[usize]| blocks.iter().map(|b| WINDOW_BLOCKS - b).collect();
+        if register == 32 {
+            let stop: Vec<usize> = back(&[18, 14, 10, 2]);
+            return Some(match self {
+                Way::Ascii => vec![vec![]],
+                Way::Sparse => vec![stop],
+                Way::Mask => vec![stop, full],
+                Way::Full => vec![stop, full.clone(), full],
+                Way::Pattern => vec![stop, full, vec![0, 2], vec![0, 2]],
+                Way::Regular => vec![back(&[14, 10, 6, 2])],
+                Way::Spaced => vec![back(&[30, 20, 10])],
+                Way::Periodic => vec![stop, periodic],
+            });
+        }
+        let stop: Vec<usize> = back(&[4, 2]);
         Some(match self {
             Way::Ascii => vec![vec![]],
-            Way::Sparse => vec![stop],
-            Way::Mask => vec![stop, full],
-            Way::Full => vec![stop, full.clone(), full],
-            Way::Pattern => vec![stop, full, vec![0, 2], vec![0, 2]],
-            Way::Regular if register == 32 => {
-                vec![[14, 10, 6, 2].map(|back| WINDOW_BLOCKS - back).to_vec()]
-            }
-            Way::Regular => return None,
-            Way::Spaced if register == 32 => {
-                vec![[30, 20, 10].map(|back| WINDOW_BLOCKS - back).to_vec()]
-            }
-            Way::Spaced => return None,
-            Way::Periodic => vec![stop, (0..WINDOW_BLOCKS).step_by(6).collect()],
+            Way::Sparse => vec![stop, vec![0]],
+            Way::Mask => vec![stop],
+            Way::Full => vec![stop, full],
+            Way::Pattern => vec![stop, vec![0, 2], vec![0, 2]],
+            Way::Regular | Way::Spaced => return None,
+            Way::Periodic => vec![stop, vec![0], periodic],
         })
     }
 }
@@ -472,13 +481,13 @@ enum Region {
     FirstWindow,
     /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after windows
     /// set up as for this way. Whether those windows found sparse text (`Ascii`, `Sparse`,
-    /// `Pattern`, `Regular`, `Spaced`, `Periodic`) or not decides how these blocks are checked
-    /// with 32-byte registers (by mask, or skipped up to the first non-ASCII pair of blocks and
-    /// checked from there); with 16-byte ones always by mask. After `Ascii` the skipping loop
-    /// runs on into them, and only what it leaves is checked so. `None`: no window, an input
-    /// under half a window plus a register (with 32-byte registers, ASCII blocks skipped up to
-    /// the first that is not and every register checked from there; with 16-byte ones, by
-    /// mask).
+    /// `Pattern`, `Regular`, `Spaced`, `Periodic`) or not decides how these
+    /// blocks are checked with 32-byte registers (by mask, or skipped up to the first
+    /// non-ASCII pair of blocks and checked from there); with 16-byte ones always by mask.
+    /// After `Ascii` the skipping loop runs on into them, and only what it leaves is checked
+    /// so. `None`: no window, an input under half a window plus a register (with 32-byte
+    /// registers, ASCII blocks skipped up to the first that is not and every register
+    /// checked from there; with 16-byte ones, by mask).
     Rest(Option<Way>),
     /// Half a window and 4 blocks ([`LONG_REST_BLOCKS`]) and the tail, after no window (an
     /// input of over half a window, not checked in one piece with either register) or
