@@ -1136,7 +1136,8 @@ enum Way {
     /// 32-byte registers): the first window of a pattern, whose mask the next windows are
     /// compared with.
     Regular,
-    /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern.
+    /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern
+    /// (and, with 16-byte registers, the window after [`Way::Ascii`]).
     Mask,
 }
 
