@@ -1013,16 +1013,20 @@ unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos
 ///
 /// Returns where it stopped and the way of the next window: after a pair that came within
 /// a window of the one two before, at another gap than the pair before it or at a gap of
-/// one pair ([`Way::Sparse`], the text is no longer sparse; with 16-byte registers, one
-/// before, at any gap, and [`Way::Mask`]: see below) or at the same gap as the two before
-/// ([`Way::Regular`]), or where fewer than two blocks are left ([`Way::Sparse`]: the main
-/// loop then has no window left); or `Err(checkpoint)` at the first error.
+/// one pair (with 16-byte registers, of the one before, at any gap), [`Way::Mask`]: the
+/// text is no longer sparse; or at the same gap as the two before ([`Way::Regular`]); or
+/// where fewer than two blocks are left ([`Way::Sparse`]: the main loop then has no window
+/// left); or `Err(checkpoint)` at the first error.
 ///
-/// By blocks, not by pairs, after two pairs with 16-byte registers: a window by pairs
-/// checks both blocks of each non-ASCII pair, eight registers' checks where the block
-/// that holds the character needs four, and two pairs within a window are seldom the only
-/// ones in the next. With 32-byte registers a check is cheap, and three pairs are needed
-/// to stop the loop, so there the window by pairs stays.
+/// By blocks after the stop, not by pairs: a window by pairs checks both blocks of each
+/// non-ASCII pair, where the block that holds the character would do, and the pairs that
+/// stopped the loop are seldom the only ones in the next window. The window's mask by
+/// blocks also shows a spacing of an odd number of blocks as a short period
+/// ([`has_short_period`]), which the mask by pairs does not. (Measured with 32-byte
+/// registers on an Intel Xeon, Emerald Rapids, against the window by pairs: real text in
+/// pieces of 6 and 16 KiB 1.02x to 1.06x, regular spacings of 128 to 704 bytes at 64 KiB
+/// 1.03x to 1.05x, over four code placements; not measured on Zen 3. See
+/// `docs/design.md`.)
 ///
 /// # Safety
 /// `BYTES <= pos`; the CPU must support `V`.
@@ -1091,13 +1095,8 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
             // `REGULAR_MAX_GAP`; a longer regular spacing stays in this loop).
             let spaced = cheap_checks::<V>() && gaps[0] == gaps[1] && gaps[0] > 2 * BLOCK;
             if close && !spaced {
-                // (By blocks where checks are dear: see above.)
-                let way = if cheap_checks::<V>() {
-                    Way::Sparse
-                } else {
-                    Way::Mask
-                };
-                return Ok((pos, way));
+                // (By blocks: see above.)
+                return Ok((pos, Way::Mask));
             }
         }
     }
@@ -1109,15 +1108,14 @@ enum Way {
     /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII
     /// window by pairs): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other
     /// pair checked (whole, or at equal gaps its non-ASCII blocks), until three such pairs
-    /// come within a window (then [`Way::Sparse`]; two with 16-byte registers, then
-    /// [`Way::Mask`]) or four at equal gaps of up to [`REGULAR_MAX_GAP`] (then
-    /// [`Way::Regular`], with 32-byte registers). The loop costs the least per ASCII block,
-    /// but its exit at each non-ASCII pair is a mispredicted branch where they do not come
-    /// at a regular spacing.
+    /// come within a window (two with 16-byte registers; then [`Way::Mask`]) or four at
+    /// equal gaps of up to [`REGULAR_MAX_GAP`] (then [`Way::Regular`], with 32-byte
+    /// registers). The loop costs the least per ASCII block, but its exit at each non-ASCII
+    /// pair is a mispredicted branch where they do not come at a regular spacing.
     Ascii,
-    /// Sparse text (after [`Way::Ascii`] with 32-byte registers, or a window with one
-    /// non-ASCII pair or block): [`check_by_mask`] by pairs of blocks, where a window with
-    /// one non-ASCII pair takes no mispredicted branch.
+    /// Sparse text (after a window with one non-ASCII pair or block): [`check_by_mask`] by
+    /// pairs of blocks, where a window with one non-ASCII pair takes no mispredicted
+    /// branch.
     Sparse,
     /// Dense text (a window with few ASCII blocks: at most a quarter with 32-byte
     /// registers, none with 16-byte ones): [`check_every_block`], no ASCII test at all.
@@ -1136,8 +1134,8 @@ enum Way {
     /// 32-byte registers): the first window of a pattern, whose mask the next windows are
     /// compared with.
     Regular,
-    /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern
-    /// (and, with 16-byte registers, the window after [`Way::Ascii`]).
+    /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern,
+    /// and the window after [`Way::Ascii`] stopped at non-ASCII pairs that came close.
     Mask,
 }
 
