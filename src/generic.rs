@@ -1020,9 +1020,7 @@ unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos
 ///
 /// By blocks after the stop, not by pairs: a window by pairs checks both blocks of each
 /// non-ASCII pair, where the block that holds the character would do, and the pairs that
-/// stopped the loop are seldom the only ones in the next window. The window's mask by
-/// blocks also shows a spacing of an odd number of blocks as a short period
-/// ([`has_short_period`]), which the mask by pairs does not. (Measured with 32-byte
+/// stopped the loop are seldom the only ones in the next window. (Measured with 32-byte
 /// registers on an Intel Xeon, Emerald Rapids, against the window by pairs: real text in
 /// pieces of 6 and 16 KiB 1.02x to 1.06x, regular spacings of 128 to 704 bytes at 64 KiB
 /// 1.03x to 1.05x, over four code placements; not measured on Zen 3. See
