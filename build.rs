@@ -4,6 +4,8 @@
 //! * `utf8check_core_error`: `core::error::Error` exists (Rust 1.81), so `Utf8Error`
 //!   implements `Error` even without `std`. Older compilers get `std::error::Error` under
 //!   the `std` feature.
+//! * `utf8check_avx512`: the AVX-512 intrinsics and target features are stable (Rust
+//!   1.89), so the AVX-512 kernel is compiled.
 
 use std::env;
 use std::process::Command;
@@ -14,9 +16,13 @@ fn main() {
     // Single-colon syntax: `cargo::` is only understood by Cargo 1.77 and later, and the
     // MSRV is older. Older Cargos ignore the check-cfg line.
     println!("cargo:rustc-check-cfg=cfg(utf8check_core_error)");
+    println!("cargo:rustc-check-cfg=cfg(utf8check_avx512)");
     let minor = rustc_minor_version();
     if minor.is_some_and(|minor| minor >= 81) {
         println!("cargo:rustc-cfg=utf8check_core_error");
+    }
+    if minor.is_some_and(|minor| minor >= 89) {
+        println!("cargo:rustc-cfg=utf8check_avx512");
     }
 }
 

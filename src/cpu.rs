@@ -8,6 +8,10 @@
 //! the last check would run AVX2 code that an OS without AVX support silently corrupts.
 //! SSE4.1 is gated on SSE4.1 itself (and SSSE3, which the kernel uses for `pshufb`), not on
 //! SSE4.2.
+//!
+//! The AVX-512 kernel needs what the AVX2 kernel needs, and AVX-512F and AVX-512BW
+//! (`cpuid` leaf 7), and the OS must also save the opmask registers and all 512 bits of
+//! the 32 ZMM registers (XCR0 bits 5, 6 and 7).
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::{__cpuid_count, _xgetbv, CpuidResult};
@@ -19,6 +23,7 @@ const KNOWN: u8 = 1;
 const SSE41: u8 = 2;
 const AVX2: u8 = 4;
 const AVX: u8 = 8;
+const AVX512: u8 = 16;
 
 static FEATURES: AtomicU8 = AtomicU8::new(0);
 
@@ -36,6 +41,13 @@ pub(crate) fn has_avx() -> bool {
 /// Does this CPU (and OS) support the AVX2 kernel (AVX2, BMI1 and POPCNT)?
 pub(crate) fn has_avx2() -> bool {
     features() & AVX2 != 0
+}
+
+/// Does this CPU (and OS) support the AVX-512 kernel (AVX-512F, AVX-512BW, BMI1 and
+/// POPCNT)?
+#[cfg(all(utf8check_avx512, target_arch = "x86_64"))]
+pub(crate) fn has_avx512() -> bool {
+    features() & AVX512 != 0
 }
 
 fn features() -> u8 {
@@ -71,17 +83,24 @@ fn detect() -> u8 {
     }
     let avx_and_osxsave = bit(basic.ecx, 28) && bit(basic.ecx, 27);
     let popcnt = bit(basic.ecx, 23);
-    // Leaf 7: AVX2 is EBX bit 5, BMI1 bit 3.
-    let avx2_and_bmi1 = max_leaf >= 7 && {
-        let extended = leaf(7, 0).ebx;
-        bit(extended, 5) && bit(extended, 3)
-    };
+    // Leaf 7: AVX2 is EBX bit 5, BMI1 bit 3, AVX-512F bit 16, AVX-512BW bit 30.
+    let extended = if max_leaf >= 7 { leaf(7, 0).ebx } else { 0 };
+    let avx2_and_bmi1 = bit(extended, 5) && bit(extended, 3);
+    let avx512f_and_bw = bit(extended, 16) && bit(extended, 30);
+    if !avx_and_osxsave {
+        return found;
+    }
     // SAFETY: OSXSAVE (checked first) means the OS enabled `xgetbv`.
-    if avx_and_osxsave && unsafe { _xgetbv(0) } & 0b110 == 0b110 {
-        // The OS saves XMM and YMM state.
+    let saved = unsafe { _xgetbv(0) };
+    // The OS saves XMM and YMM state (XCR0 bits 1 and 2).
+    if saved & 0b110 == 0b110 {
         found |= AVX;
         if popcnt && avx2_and_bmi1 {
             found |= AVX2;
+            // And the opmask registers and all of the ZMM registers (bits 5, 6 and 7).
+            if avx512f_and_bw && saved & 0b1110_0000 == 0b1110_0000 {
+                found |= AVX512;
+            }
         }
     }
     found
@@ -100,6 +119,13 @@ mod tests {
             std::is_x86_feature_detected!("avx2")
                 && std::is_x86_feature_detected!("bmi1")
                 && std::is_x86_feature_detected!("popcnt")
+        );
+        #[cfg(all(utf8check_avx512, target_arch = "x86_64"))]
+        assert_eq!(
+            super::has_avx512(),
+            super::has_avx2()
+                && std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
         );
     }
 }

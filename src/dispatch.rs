@@ -3,7 +3,7 @@
 //! [`validate_early`], [`block_errors`]).
 //!
 //! When the compile-time target guarantees a kernel (`-C target-feature=+avx2`,
-//! `-C target-cpu=native` on an AVX2 machine, or NEON on 64-bit Arm) the call is direct
+//! `-C target-cpu=native` on an AVX2 or AVX-512 machine, or NEON on 64-bit Arm) the call is direct
 //! and can be inlined. Otherwise the first call detects the CPU and caches the chosen
 //! kernel's entry points, one `AtomicPtr` each; every later call is one relaxed load and
 //! an indirect call.
@@ -50,80 +50,77 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     run_kernel(bytes)
 }
 
+/// The entry points of a kernel that the compile-time target guarantees (`$kernel`, a
+/// module of `crate::arch`, named `$name` in the docs; `$features`, the target features
+/// that guarantee it, for the documentation): direct calls, which can be inlined. (Unused
+/// where no kernel is guaranteed.)
+#[allow(unused_macros)]
+macro_rules! fixed_kernel {
+    ($kernel:ident, $name:literal, $features:literal) => {
+        #[doc = concat!(
+                    "Runs the ", $name, " kernel, which the compile-time target guarantees (",
+                    $features, ")."
+                )]
+        #[inline]
+        fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: the crate is compiled with the kernel's target features ($features).
+            unsafe { crate::arch::$kernel::validate(bytes) }
+        }
+
+        /// Validates `bytes`, stopping early after an error (see
+        /// [`crate::kernel::EntryPoints::validate_early`]), with the kernel that the
+        /// compile-time target guarantees.
+        #[inline]
+        pub(crate) fn validate_early(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: the crate is compiled with the kernel's target features (above).
+            unsafe { crate::arch::$kernel::validate_early(bytes) }
+        }
+
+        /// The first invalid sequence of `bytes` (see [`crate::kernel::FirstErrorFn`]), with
+        /// the kernel that the compile-time target guarantees.
+        #[inline]
+        pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
+            // SAFETY: the crate is compiled with the kernel's target features (above).
+            unsafe { crate::arch::$kernel::first_invalid(bytes) }
+        }
+
+        /// The invalid sequences of a block (see [`crate::kernel::BlockErrorsFn`]), with the
+        /// kernel that the compile-time target guarantees.
+        #[inline]
+        pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
+            // SAFETY: the crate is compiled with the kernel's target features (above).
+            unsafe { crate::arch::$kernel::block_errors(bytes, carry, out) }
+        }
+    };
+}
+
 cfg_if::cfg_if! {
     if #[cfg(all(
+        utf8check_avx512,
+        target_arch = "x86_64",
+        target_feature = "avx512f",
+        target_feature = "avx512bw",
+        target_feature = "bmi1",
+        target_feature = "popcnt"
+    ))] {
+        fixed_kernel!(
+            avx512,
+            "AVX-512",
+            "the target features `avx512f`, `avx512bw`, `bmi1` and `popcnt`"
+        );
+    } else if #[cfg(all(
         any(target_arch = "x86", target_arch = "x86_64"),
         target_feature = "avx2",
         target_feature = "bmi1",
         target_feature = "popcnt"
     ))] {
-        /// Runs the AVX2 kernel, which the compile-time target guarantees.
-        #[inline]
-        fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: the crate is compiled with the target features `avx2`, `bmi1` and `popcnt`.
-            unsafe { crate::arch::avx2::validate(bytes) }
-        }
-
-        /// Validates `bytes`, stopping early after an error (see
-        /// [`crate::kernel::EntryPoints::validate_early`]), with the AVX2 kernel, which the
-        /// compile-time target guarantees.
-        #[inline]
-        pub(crate) fn validate_early(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: the crate is compiled with the target features `avx2`, `bmi1` and `popcnt`.
-            unsafe { crate::arch::avx2::validate_early(bytes) }
-        }
-
-        /// The first invalid sequence of `bytes` (see [`crate::kernel::FirstErrorFn`]), with
-        /// the AVX2 kernel, which the compile-time target guarantees.
-        #[inline]
-        pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
-            // SAFETY: the crate is compiled with the target features `avx2`, `bmi1` and `popcnt`.
-            unsafe { crate::arch::avx2::first_invalid(bytes) }
-        }
-
-        /// The invalid sequences of a block (see [`crate::kernel::BlockErrorsFn`]), with the
-        /// AVX2 kernel, which the compile-time target guarantees.
-        #[inline]
-        pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
-            // SAFETY: the crate is compiled with the target features `avx2`, `bmi1` and `popcnt`.
-            unsafe { crate::arch::avx2::block_errors(bytes, carry, out) }
-        }
+        fixed_kernel!(avx2, "AVX2", "the target features `avx2`, `bmi1` and `popcnt`");
     } else if #[cfg(all(
         target_arch = "aarch64",
         target_endian = "little",
         target_feature = "neon"
     ))] {
-        /// Runs the NEON kernel, which the compile-time target guarantees.
-        #[inline]
-        fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: the crate is compiled with `target_feature = "neon"`.
-            unsafe { crate::arch::neon::validate(bytes) }
-        }
-
-        /// Validates `bytes`, stopping early after an error (see
-        /// [`crate::kernel::EntryPoints::validate_early`]), with the NEON kernel, which the
-        /// compile-time target guarantees.
-        #[inline]
-        pub(crate) fn validate_early(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: the crate is compiled with `target_feature = "neon"`.
-            unsafe { crate::arch::neon::validate_early(bytes) }
-        }
-
-        /// The first invalid sequence of `bytes` (see [`crate::kernel::FirstErrorFn`]), with
-        /// the NEON kernel, which the compile-time target guarantees.
-        #[inline]
-        pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
-            // SAFETY: the crate is compiled with `target_feature = "neon"`.
-            unsafe { crate::arch::neon::first_invalid(bytes) }
-        }
-
-        /// The invalid sequences of a block (see [`crate::kernel::BlockErrorsFn`]), with the
-        /// NEON kernel, which the compile-time target guarantees.
-        #[inline]
-        pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
-            // SAFETY: the crate is compiled with `target_feature = "neon"`.
-            unsafe { crate::arch::neon::block_errors(bytes, carry, out) }
-        }
+        fixed_kernel!(neon, "NEON", "the target feature `neon`");
     } else if #[cfg(any(
         target_arch = "x86",
         target_arch = "x86_64",

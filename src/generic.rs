@@ -168,12 +168,12 @@ pub(crate) struct Constants<V> {
     max_at_end: V,
 }
 
-/// `MAX_AT_END[32 - BYTES..]` is [`Constants::max_at_end`] for registers of `BYTES`.
-static MAX_AT_END: [u8; 32] = {
-    let mut max = [0xFF; 32];
-    max[29] = 0xEF; // a 4-byte lead needs three more bytes
-    max[30] = 0xDF; // a 3- or 4-byte lead needs two or more
-    max[31] = 0xBF; // any lead byte needs one or more
+/// `MAX_AT_END[64 - BYTES..]` is [`Constants::max_at_end`] for registers of `BYTES`.
+static MAX_AT_END: [u8; 64] = {
+    let mut max = [0xFF; 64];
+    max[61] = 0xEF; // a 4-byte lead needs three more bytes
+    max[62] = 0xDF; // a 3- or 4-byte lead needs two or more
+    max[63] = 0xBF; // any lead byte needs one or more
     max
 };
 
@@ -190,7 +190,7 @@ impl<V: Vector> Constants<V> {
                 third_byte_threshold: V::splat(0xFF - 0xE0),
                 fourth_byte_threshold: V::splat(0xFF - 0xF0),
                 two_continuations: V::splat(tables::TWO_CONTINUATIONS),
-                max_at_end: V::load(MAX_AT_END[32 - V::BYTES..].as_ptr()),
+                max_at_end: V::load(MAX_AT_END[64 - V::BYTES..].as_ptr()),
             }
         }
     }

@@ -25,8 +25,8 @@
 //!   through them.
 //! * [`columnar`] validates whole string columns (Arrow's offsets and views layouts,
 //!   Parquet pages) in one pass, naming the exact first bad row.
-//! * [`Kernel`] lists the implementations (AVX2, SSE4.1, NEON, scalar) and runs any of them
-//!   directly; the functions above use the fastest one this CPU supports, chosen once.
+//! * [`Kernel`] lists the implementations (AVX-512, AVX2, SSE4.1, NEON, scalar) and runs
+//!   any of them directly; the functions above use the fastest one this CPU supports, chosen once.
 //!
 //! The algorithm is the lookup-table range check of Keiser and Lemire, "Validating UTF-8
 //! In Less Than One Instruction Per Byte" (2021); `docs/design.md` in the repository
@@ -35,7 +35,8 @@
 //! # Features
 //! * `std` (default): `std::error::Error`, `From<Utf8Error> for std::io::Error` and the
 //!   `io` adapters.
-//!   Without it the crate is `#![no_std]` and still detects AVX2 and SSE4.1 at run time.
+//!   Without it the crate is `#![no_std]` and still detects AVX-512, AVX2 and SSE4.1 at run
+//!   time.
 //! * `alloc` (implied by `std`): [`from_utf8_lossy`] and [`from_utf8_lossy_owned`], for
 //!   `no_std` users with an allocator.
 //! * `rayon`: parallel validation of huge buffers on the caller's rayon thread pool, with

@@ -159,7 +159,13 @@ fn is_valid_agrees_with_from_utf8() {
 }
 
 /// Every kernel, supported here or not.
-const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Sse41, Kernel::Avx2, Kernel::Neon];
+const ALL: [Kernel; 5] = [
+    Kernel::Scalar,
+    Kernel::Sse41,
+    Kernel::Avx2,
+    Kernel::Neon,
+    Kernel::Avx512,
+];
 
 #[test]
 fn available_kernels() {
@@ -189,6 +195,13 @@ fn available_kernels() {
             Kernel::Sse41.is_supported(),
             std::is_x86_feature_detected!("sse4.1") && std::is_x86_feature_detected!("ssse3")
         );
+        // (Exactly when, with a compiler that has the AVX-512 intrinsics: the library's
+        // own test, `cpu::tests`, sees how it was built.)
+        if Kernel::Avx512.is_supported() {
+            assert!(Kernel::Avx2.is_supported());
+            assert!(std::is_x86_feature_detected!("avx512f"));
+            assert!(std::is_x86_feature_detected!("avx512bw"));
+        }
         assert!(!Kernel::Neon.is_supported());
     }
     #[cfg(target_arch = "aarch64")]
@@ -198,6 +211,7 @@ fn available_kernels() {
             std::arch::is_aarch64_feature_detected!("neon")
         );
         assert!(!Kernel::Avx2.is_supported() && !Kernel::Sse41.is_supported());
+        assert!(!Kernel::Avx512.is_supported());
     }
 }
 
@@ -223,17 +237,20 @@ fn dispatch_agrees_with_the_detected_kernel() {
 #[test]
 fn names_round_trip() {
     let names: Vec<&str> = ALL.iter().map(|kernel| kernel.name()).collect();
-    assert_eq!(names, ["scalar", "sse4.1", "avx2", "neon"]);
+    assert_eq!(names, ["scalar", "sse4.1", "avx2", "neon", "avx512"]);
     for kernel in ALL {
         assert_eq!(kernel.name().parse::<Kernel>(), Ok(kernel));
         assert_eq!(kernel.to_string(), kernel.name());
     }
     assert_eq!("sse41".parse::<Kernel>(), Ok(Kernel::Sse41));
-    for unknown in ["", "AVX2", "avx512", "sse4.2", " scalar"] {
+    for unknown in ["", "AVX2", "avx512f", "avx-512", "sse4.2", " scalar"] {
         assert!(unknown.parse::<Kernel>().is_err(), "{unknown:?}");
     }
-    let message = "avx512".parse::<Kernel>().unwrap_err().to_string();
-    assert!(message.contains("scalar, sse4.1, avx2, neon"), "{message}");
+    let message = "avx512f".parse::<Kernel>().unwrap_err().to_string();
+    assert!(
+        message.contains("scalar, sse4.1, avx2, avx512, neon"),
+        "{message}"
+    );
 }
 
 /// A kernel this CPU cannot run: NEON on x86, AVX2 everywhere else.

@@ -120,9 +120,13 @@ impl Slot {
 }
 
 /// Places every sequence of `N` bytes at each `(offset, len)` of `placements` and checks
-/// it. The first byte is spread over the cores.
-fn check_every_sequence<const N: usize>(placements: &[Placement], dispatched: bool) {
-    let kernels = kernels();
+/// it with `kernels` (and the dispatched functions if `dispatched`). The first byte is
+/// spread over the cores.
+fn check_every_sequence<const N: usize>(
+    placements: &[Placement],
+    kernels: &[Kernel],
+    dispatched: bool,
+) {
     par_for(256, |first| {
         let mut slots = Slot::all(placements, N);
         for rest in 0..1usize << (8 * (N - 1)) {
@@ -131,7 +135,7 @@ fn check_every_sequence<const N: usize>(placements: &[Placement], dispatched: bo
                 *byte = (rest >> (8 * (N - 2 - i))) as u8;
             }
             for slot in &mut slots {
-                slot.check(&seq, &kernels, dispatched);
+                slot.check(&seq, kernels, dispatched);
             }
         }
     });
@@ -182,7 +186,7 @@ const PAIR_EDGES: [usize; 2] = [384, 385];
 
 /// Short inputs and those around one register (16 or 32 bytes) plus the three bytes
 /// before it, one block (64), a few blocks, and the long input.
-const LENGTHS: [usize; 11] = [2, 17, 18, 19, 33, 34, 35, 40, 64, MEDIUM, LONG];
+const LENGTHS: [usize; 14] = [2, 17, 18, 19, 33, 34, 35, 40, 64, 65, 66, 67, MEDIUM, LONG];
 
 #[test]
 fn every_byte_at_every_offset() {
@@ -199,12 +203,12 @@ fn every_byte_at_every_offset() {
     if !small_tests() {
         lengths.extend(WINDOW_EDGES);
     }
-    check_every_sequence::<1>(&every_offset(&lengths, 1), true);
+    check_every_sequence::<1>(&every_offset(&lengths, 1), &kernels(), true);
 }
 
 #[test]
 fn every_pair_at_every_offset() {
-    check_every_sequence::<2>(&every_offset(&LENGTHS, 2), true);
+    check_every_sequence::<2>(&every_offset(&LENGTHS, 2), &kernels(), true);
 }
 
 #[test]
@@ -225,6 +229,7 @@ fn every_triple_across_boundaries() {
             (63, LONG),
             (LONG - 3, LONG),
         ]),
+        &kernels(),
         false,
     );
 }
@@ -237,16 +242,20 @@ const CLASSES: [u8; 18] = [
 ];
 
 /// Places every sequence of `N` bytes from `CLASSES` at every offset of inputs of
-/// every length in `lengths`.
-fn check_class_sequences<const N: usize>(placements: &[Placement]) {
-    let kernels = kernels();
+/// every length in `lengths`, and checks each with `kernels` (and the dispatched functions
+/// if `dispatched`).
+fn check_class_sequences<const N: usize>(
+    placements: &[Placement],
+    kernels: &[Kernel],
+    dispatched: bool,
+) {
     let count = CLASSES.len().pow(N as u32);
     par_for(placements.len(), |p| {
         let mut slot = Slot::all(&placements[p..=p], N).pop().unwrap();
         for i in 0..count {
             let seq: [u8; N] =
                 std::array::from_fn(|k| CLASSES[i / CLASSES.len().pow(k as u32) % CLASSES.len()]);
-            slot.check(&seq, &kernels, true);
+            slot.check(&seq, kernels, dispatched);
         }
     });
 }
@@ -261,7 +270,7 @@ fn triples_of_byte_classes_at_every_offset() {
     lengths.extend(STRAIGHT_ASCII_EDGES);
     lengths.extend(PAIR_EDGES);
     lengths.extend(MAIN_LOOP_EDGES);
-    check_class_sequences::<3>(&every_offset(&lengths, 3));
+    check_class_sequences::<3>(&every_offset(&lengths, 3), &kernels(), true);
 }
 
 #[test]
@@ -296,7 +305,7 @@ fn four_byte_leads_with_continuation_classes() {
         }
     });
     // Every sequence of four classes at every offset of a few lengths.
-    check_class_sequences::<4>(&every_offset(&[4, 19, 35, 50], 4));
+    check_class_sequences::<4>(&every_offset(&[4, 19, 35, 50], 4), &kernels, true);
 }
 
 /// Long texts of three shapes: multilingual, only multi-byte characters, and long ASCII
@@ -442,8 +451,8 @@ impl Way {
         let periodic: Vec<usize> = (0..WINDOW_BLOCKS).step_by(6).collect();
         let back = |blocks: &[usize]| blocks.iter().map(|b| WINDOW_BLOCKS - b).collect();
         let stop: Vec<usize> = match register {
-            32 => back(&[18, 14, 10, 2]),
-            _ => back(&[4, 2]),
+            16 => back(&[4, 2]),
+            _ => back(&[18, 14, 10, 2]),
         };
         Some(match self {
             Way::Ascii => vec![vec![]],
@@ -451,7 +460,7 @@ impl Way {
             Way::Mask => vec![stop],
             Way::Full => vec![stop, full],
             Way::Pattern => vec![stop, vec![0, 2], vec![0, 2]],
-            Way::Regular | Way::Spaced if register != 32 => return None,
+            Way::Regular | Way::Spaced if register == 16 => return None,
             Way::Regular => vec![back(&[14, 10, 6, 2])],
             Way::Spaced => vec![back(&[30, 20, 10])],
             Way::Periodic => vec![stop, vec![0], periodic],
@@ -569,71 +578,114 @@ impl Neighbours {
     }
 }
 
+/// The kernels that check the placements of [`block_placements`] for registers of
+/// `register` bytes: those with registers of that width, whose blocks start where those
+/// placements put the block boundaries (after one register); the scalar kernel, which
+/// has no blocks, with the 16-byte ones; and the dispatched functions with the detected
+/// kernel's width.
+///
+/// (Every kernel checked every width's placements until the AVX-512 kernel came: a
+/// boundary of one width lies inside a register of another width's main loop, where the
+/// check reads the three bytes before each byte from memory as anywhere else in the loop,
+/// and the inputs under a window, where the first register and the end matter, are
+/// placed at every offset by the tests above. The three widths' placements on every
+/// kernel would have taken CI over its time.)
+struct ByRegister {
+    register: usize,
+    kernels: Vec<Kernel>,
+    dispatched: bool,
+}
+
+impl ByRegister {
+    /// Every register width that a kernel on this CPU has.
+    fn all() -> Vec<ByRegister> {
+        let width = |kernel: Kernel| match kernel {
+            Kernel::Avx512 => 64,
+            Kernel::Avx2 => 32,
+            _ => 16,
+        };
+        [16, 32, 64]
+            .into_iter()
+            .map(|register| ByRegister {
+                register,
+                kernels: kernels()
+                    .into_iter()
+                    .filter(|&kernel| width(kernel) == register)
+                    .collect(),
+                dispatched: width(Kernel::detected()) == register,
+            })
+            .filter(|set| !set.kernels.is_empty())
+            .collect()
+    }
+}
+
 /// Backgrounds and offsets that place a sequence of `n` bytes at, and across, the block
-/// boundaries of each [`Region`], after the first register of 16 or 32 bytes (so that the
-/// boundaries are block boundaries for every kernel): the windows before it are set up to
+/// boundaries of each [`Region`] of the kernels with registers of `first` bytes (after
+/// their first register: see [`ByRegister`]): the windows before it are set up to
 /// make the loop check it each way; the blocks on either side of each boundary are ASCII
 /// apart from the sequence, or hold an `é` (a switch between ASCII and non-ASCII blocks at
 /// every block position), and so may the other blocks ([`Neighbours`]). `keep(region,
 /// boundary, neighbours)` picks the placements: `boundary` is the index within the region
 /// (0 is its start).
-fn block_placements(n: usize, keep: impl Fn(Region, usize, Neighbours) -> bool) -> Vec<Placement> {
+fn block_placements(
+    first: usize,
+    n: usize,
+    keep: impl Fn(Region, usize, Neighbours) -> bool,
+) -> Vec<Placement> {
     let mut placements = Vec::new();
-    for first in [16, 32] {
-        for region in Region::all() {
-            let Some((blocks, set_up, after)) = region.layout(first) else {
-                continue;
-            };
-            let start = first + set_up.len() * WINDOW_BLOCKS * 64;
-            let len = start + (blocks + after) * 64 + 40;
-            let mut background = filler(len);
-            let put_e_acute = |input: &mut Vec<u8>, at: usize| {
-                input[at..at + 2].copy_from_slice(E_ACUTE);
-            };
-            if matches!(region, Region::FirstWindow) {
-                put_e_acute(&mut background, 4);
+    for region in Region::all() {
+        let Some((blocks, set_up, after)) = region.layout(first) else {
+            continue;
+        };
+        let start = first + set_up.len() * WINDOW_BLOCKS * 64;
+        let len = start + (blocks + after) * 64 + 40;
+        let mut background = filler(len);
+        let put_e_acute = |input: &mut Vec<u8>, at: usize| {
+            input[at..at + 2].copy_from_slice(E_ACUTE);
+        };
+        if matches!(region, Region::FirstWindow) {
+            put_e_acute(&mut background, 4);
+        }
+        for (w, blocks) in set_up.iter().enumerate() {
+            for block in blocks {
+                put_e_acute(
+                    &mut background,
+                    first + (w * WINDOW_BLOCKS + block) * 64 + 30,
+                );
             }
-            for (w, blocks) in set_up.iter().enumerate() {
-                for block in blocks {
-                    put_e_acute(
-                        &mut background,
-                        first + (w * WINDOW_BLOCKS + block) * 64 + 30,
-                    );
+        }
+        for index in 0..=blocks {
+            let boundary = start + index * 64;
+            for neighbours in Neighbours::all() {
+                // (At the start of the input, the block before is the first register.)
+                let no_block_before = boundary < 64;
+                if !keep(region, index, neighbours)
+                    || (neighbours.decoy && index < 3)
+                    || (neighbours.before && no_block_before)
+                {
+                    continue;
                 }
-            }
-            for index in 0..=blocks {
-                let boundary = start + index * 64;
-                for neighbours in Neighbours::all() {
-                    // (At the start of the input, the block before is the first register.)
-                    let no_block_before = boundary < 64;
-                    if !keep(region, index, neighbours)
-                        || (neighbours.decoy && index < 3)
-                        || (neighbours.before && no_block_before)
-                    {
-                        continue;
+                let mut input = background.clone();
+                if neighbours.dense {
+                    for block in 0..blocks + after {
+                        put_e_acute(&mut input, start + block * 64 + 30);
                     }
-                    let mut input = background.clone();
-                    if neighbours.dense {
-                        for block in 0..blocks + after {
-                            put_e_acute(&mut input, start + block * 64 + 30);
-                        }
-                    }
-                    if neighbours.decoy {
-                        put_e_acute(&mut input, start + 30);
-                    }
-                    // (Written over the dense `é`s, so that an ASCII neighbour is one.)
-                    let neighbour = |input: &mut Vec<u8>, at: usize, e_acute: bool| {
-                        let bytes = if e_acute { E_ACUTE } else { b"ab" };
-                        input[at..at + 2].copy_from_slice(bytes);
-                    };
-                    if !no_block_before {
-                        neighbour(&mut input, boundary - 34, neighbours.before);
-                    }
-                    neighbour(&mut input, boundary + 30, neighbours.after);
-                    // Ending at the boundary, across it in every split, starting at it.
-                    for offset in boundary - n..=boundary {
-                        placements.push((offset, input.clone()));
-                    }
+                }
+                if neighbours.decoy {
+                    put_e_acute(&mut input, start + 30);
+                }
+                // (Written over the dense `é`s, so that an ASCII neighbour is one.)
+                let neighbour = |input: &mut Vec<u8>, at: usize, e_acute: bool| {
+                    let bytes = if e_acute { E_ACUTE } else { b"ab" };
+                    input[at..at + 2].copy_from_slice(bytes);
+                };
+                if !no_block_before {
+                    neighbour(&mut input, boundary - 34, neighbours.before);
+                }
+                neighbour(&mut input, boundary + 30, neighbours.after);
+                // Ending at the boundary, across it in every split, starting at it.
+                for offset in boundary - n..=boundary {
+                    placements.push((offset, input.clone()));
                 }
             }
         }
@@ -663,20 +715,27 @@ fn every_pair_across_blocks() {
     // input under one window: every neighbour is still tried by the byte-class triples
     // below.
     let small = small_tests();
-    let placements = block_placements(2, |region, boundary, neighbours| match region {
-        Region::Rest(None) => !small || neighbours.is_ascii(),
-        Region::Rest(Some(Way::Ascii)) => !small,
-        Region::Rest(Some(Way::Mask)) => !small && neighbours.is_ascii(),
-        Region::Rest(Some(_)) => false,
-        Region::LongRest(None | Some(Way::Ascii)) => {
-            !small && neighbours.is_ascii() && long_rest_edge(boundary)
-        }
-        Region::LongRest(Some(_)) => false,
-        Region::Window(_) | Region::FirstWindow => {
-            !small && neighbours.is_ascii() && window_edge(boundary)
-        }
-    });
-    check_every_sequence::<2>(&placements, true);
+    for set in ByRegister::all() {
+        let placements =
+            block_placements(
+                set.register,
+                2,
+                |region, boundary, neighbours| match region {
+                    Region::Rest(None) => !small || neighbours.is_ascii(),
+                    Region::Rest(Some(Way::Ascii)) => !small,
+                    Region::Rest(Some(Way::Mask)) => !small && neighbours.is_ascii(),
+                    Region::Rest(Some(_)) => false,
+                    Region::LongRest(None | Some(Way::Ascii)) => {
+                        !small && neighbours.is_ascii() && long_rest_edge(boundary)
+                    }
+                    Region::LongRest(Some(_)) => false,
+                    Region::Window(_) | Region::FirstWindow => {
+                        !small && neighbours.is_ascii() && window_edge(boundary)
+                    }
+                },
+            );
+        check_every_sequence::<2>(&placements, &set.kernels, set.dispatched);
+    }
 }
 
 #[test]
@@ -688,21 +747,23 @@ fn class_triples_across_blocks() {
     // (the inputs with windows are 4 to 21 KiB).
     let small = small_tests();
     let half = WINDOW_BLOCKS / 2;
-    let placements = block_placements(3, |region, boundary, neighbours| {
-        if small && !matches!(region, Region::Rest(None)) && !neighbours.is_ascii() {
-            return false;
-        }
-        match region {
-            Region::Rest(_) => true,
-            Region::LongRest(_) if small => boundary <= 1 || boundary == LONG_REST_BLOCKS,
-            Region::LongRest(_) => long_rest_edge(boundary),
-            Region::Window(_) | Region::FirstWindow if small => window_edge(boundary),
-            Region::Window(_) | Region::FirstWindow => {
-                window_edge(boundary) || [2, 3, 4, half, half + 1].contains(&boundary)
+    for set in ByRegister::all() {
+        let placements = block_placements(set.register, 3, |region, boundary, neighbours| {
+            if small && !matches!(region, Region::Rest(None)) && !neighbours.is_ascii() {
+                return false;
             }
-        }
-    });
-    check_class_sequences::<3>(&placements);
+            match region {
+                Region::Rest(_) => true,
+                Region::LongRest(_) if small => boundary <= 1 || boundary == LONG_REST_BLOCKS,
+                Region::LongRest(_) => long_rest_edge(boundary),
+                Region::Window(_) | Region::FirstWindow if small => window_edge(boundary),
+                Region::Window(_) | Region::FirstWindow => {
+                    window_edge(boundary) || [2, 3, 4, half, half + 1].contains(&boundary)
+                }
+            }
+        });
+        check_class_sequences::<3>(&placements, &set.kernels, set.dispatched);
+    }
 }
 
 #[test]
@@ -710,29 +771,31 @@ fn every_triple_across_a_block() {
     // A block boundary in the blocks after the last window, with ASCII around: in an input
     // under one window (with 32-byte registers, checked from the first non-ASCII block
     // on) and after an ASCII window (by mask); both splits.
-    let placements: Vec<Placement> = block_placements(3, |region, boundary, neighbours| {
-        matches!(region, Region::Rest(None | Some(Way::Ascii)))
-            && boundary == 1
-            && neighbours.is_ascii()
-            && !neighbours.decoy
-    })
-    .into_iter()
-    .filter(|(offset, input)| {
-        let boundary = input.len() - 40 - 7 * 64;
-        *offset == boundary - 1 || *offset == boundary - 2
-    })
-    .collect();
-    assert_eq!(placements.len(), 8);
-    // Under emulation (`UTF8CHECK_SMALL_TESTS`, set by CI's aarch64 step) one placement
-    // per split after no window: 16.7 million inputs each take minutes under qemu.
-    let placements = if small_tests() {
-        let after_no_window: Vec<Placement> = placements
+    for set in ByRegister::all() {
+        let placements: Vec<Placement> =
+            block_placements(set.register, 3, |region, boundary, neighbours| {
+                matches!(region, Region::Rest(None | Some(Way::Ascii)))
+                    && boundary == 1
+                    && neighbours.is_ascii()
+                    && !neighbours.decoy
+            })
             .into_iter()
-            .filter(|(_, input)| input.len() < 1024)
+            .filter(|(offset, input)| {
+                let boundary = input.len() - 40 - 7 * 64;
+                *offset == boundary - 1 || *offset == boundary - 2
+            })
             .collect();
-        vec![after_no_window[0].clone(), after_no_window[3].clone()]
-    } else {
-        placements
-    };
-    check_every_sequence::<3>(&placements, false);
+        assert_eq!(placements.len(), 4);
+        // Under emulation (`UTF8CHECK_SMALL_TESTS`, set by CI's aarch64 step) only after
+        // no window: 16.7 million inputs each take minutes under qemu.
+        let placements: Vec<Placement> = if small_tests() {
+            placements
+                .into_iter()
+                .filter(|(_, input)| input.len() < 1024)
+                .collect()
+        } else {
+            placements
+        };
+        check_every_sequence::<3>(&placements, &set.kernels, false);
+    }
 }

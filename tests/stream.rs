@@ -173,7 +173,7 @@ fn validator_is_small_clone_and_debug() {
 #[test]
 #[should_panic(expected = "not supported")]
 fn with_kernel_refuses_an_unsupported_kernel() {
-    let unsupported = [Kernel::Avx2, Kernel::Sse41, Kernel::Neon]
+    let unsupported = [Kernel::Avx2, Kernel::Sse41, Kernel::Neon, Kernel::Avx512]
         .into_iter()
         .find(|kernel| !kernel.is_supported())
         .expect("NEON and the x86 kernels exclude each other");

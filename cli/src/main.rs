@@ -142,7 +142,7 @@ struct Args {
     #[arg(long)]
     stats: bool,
 
-    /// Validate with this kernel: scalar, sse4.1, avx2 (x86) or neon (Arm)
+    /// Validate with this kernel: scalar, sse4.1, avx2, avx512 (x86) or neon (Arm)
     ///
     /// The default is the fastest kernel this CPU supports, on all threads for large
     /// files. A named kernel runs on one thread, for every input. Naming a kernel this

@@ -708,7 +708,7 @@ fn kernels_available_and_not() {
                 s(&path)
             ));
     }
-    for name in ["scalar", "sse4.1", "avx2", "neon"] {
+    for name in ["scalar", "sse4.1", "avx2", "avx512", "neon"] {
         let kernel: Kernel = name.parse().unwrap();
         if !kernel.is_supported() {
             run(&["--kernel", name, s(&path)])
@@ -719,7 +719,7 @@ fn kernels_available_and_not() {
                 .stderr(predicate::str::contains("panicked").not());
         }
     }
-    run(&["--kernel", "avx512", s(&path)])
+    run(&["--kernel", "avx-512", s(&path)])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown kernel"));
