@@ -3,7 +3,7 @@
 //! multilingual text, each compared with `core::str::from_utf8` (and the `ErrorKind` rule)
 //! for every kernel in `Kernel::available()`, `is_valid` included.
 //!
-//! Where a sequence stands matters to the kernels (registers of 16 or 32 bytes, 64-byte
+//! Where a sequence stands matters to the kernels (registers of 16, 32 or 64 bytes, 64-byte
 //! blocks, partial or overlapping loads at the end, nothing before the start), so each is
 //! placed in ASCII text, in short inputs (under one register, under one register plus the
 //! three bytes before it, under one block), in an input of exactly one block, in inputs
@@ -12,13 +12,17 @@
 //!
 //! * single bytes at every offset of every length up to 100, of the lengths around the
 //!   start of the main loop, and of the long input;
-//! * the 65,536 pairs at every offset of inputs of eleven lengths;
+//! * the 65,536 pairs at every offset of inputs of fourteen lengths;
 //! * the 16.7 million triples across the 16-, 32- and 64-byte boundaries (both splits),
-//!   as the whole input, and at the end of short and long inputs; and triples
+//!   and the 48-byte one where a kernel has 64-byte registers, as the whole input, and at
+//!   the end of short and long inputs; and triples
 //!   of byte classes at every offset of every length up to 67, of a few blocks, and of
 //!   the long input;
 //! * 4-byte sequences: every lead `F0..=FF` with every second byte and classes after it,
 //!   across boundaries (all three splits); and four classes at every offset.
+//!
+//! The blocks of the main loop get placements of their own, per register width
+//! ([`block_placements`], checked by the kernels of that width: [`ByRegister`]).
 //!
 //! std's answer is computed once per input and every kernel is compared with it. The
 //! dispatched `from_utf8` and `is_valid` run `Kernel::detected()` (see `api.rs`); they are
@@ -214,24 +218,30 @@ fn every_pair_at_every_offset() {
 #[test]
 fn every_triple_across_boundaries() {
     // Across a boundary means both splits, 1 + 2 and 2 + 1 bytes.
-    check_every_sequence::<3>(
-        &in_filler(&[
-            // The whole input: its start and end in one partial register.
-            (0, 3),
-            // A short input: across 16 and 32, and at the end.
-            (14, 40),
-            (15, 40),
-            (30, 40),
-            (31, 40),
-            (37, 40),
-            // The long input: across 64, and at the end.
-            (62, LONG),
-            (63, LONG),
-            (LONG - 3, LONG),
-        ]),
-        &kernels(),
-        false,
-    );
+    let mut placements = vec![
+        // The whole input: its start and end in one partial register.
+        (0, 3),
+        // A short input: across 16 and 32, and at the end.
+        (14, 40),
+        (15, 40),
+        (30, 40),
+        (31, 40),
+        (37, 40),
+        // The long input: across 64, and at the end.
+        (62, LONG),
+        (63, LONG),
+        (LONG - 3, LONG),
+    ];
+    let kernels = kernels();
+    if kernels.contains(&Kernel::Avx512) {
+        // With 64-byte registers (inputs of up to 64 bytes go through the 32-byte code):
+        // across 48, the last 128-bit lane of the long input's first register, whose
+        // bytes before it come from a shift across lanes; and across 64 into the partial
+        // register of a 66-byte input (under a register and the three bytes before it),
+        // and at its end.
+        placements.extend([(46, LONG), (47, LONG), (62, 66), (63, 66)]);
+    }
+    check_every_sequence::<3>(&in_filler(&placements), &kernels, false);
 }
 
 /// Representatives of every class of byte: ASCII, the edges of the continuation ranges
