@@ -11,7 +11,11 @@
 //!
 //! The AVX-512 kernel needs what the AVX2 kernel needs, and AVX-512F and AVX-512BW
 //! (`cpuid` leaf 7), and the OS must also save the opmask registers and all 512 bits of
-//! the 32 ZMM registers (XCR0 bits 5, 6 and 7).
+//! the 32 ZMM registers (XCR0 bits 5, 6 and 7). It is chosen only where the CPU also has
+//! AVX-512 VBMI2, which it does not use: that marks the CPUs whose 512-bit integer
+//! instructions do not lower the core's clock (Intel from Ice Lake on, AMD from Zen 4 on;
+//! Skylake-SP and Cascade Lake have AVX-512F and BW but slow the whole core down while
+//! they run, and for a while after). simdutf chooses its AVX-512 kernel the same way.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::{__cpuid_count, _xgetbv, CpuidResult};
@@ -44,7 +48,7 @@ pub(crate) fn has_avx2() -> bool {
 }
 
 /// Does this CPU (and OS) support the AVX-512 kernel (AVX-512F, AVX-512BW, BMI1 and
-/// POPCNT)?
+/// POPCNT), and is it one where the kernel is chosen (AVX-512 VBMI2: see above)?
 #[cfg(all(utf8check_avx512, target_arch = "x86_64"))]
 pub(crate) fn has_avx512() -> bool {
     features() & AVX512 != 0
@@ -83,10 +87,20 @@ fn detect() -> u8 {
     }
     let avx_and_osxsave = bit(basic.ecx, 28) && bit(basic.ecx, 27);
     let popcnt = bit(basic.ecx, 23);
-    // Leaf 7: AVX2 is EBX bit 5, BMI1 bit 3, AVX-512F bit 16, AVX-512BW bit 30.
-    let extended = if max_leaf >= 7 { leaf(7, 0).ebx } else { 0 };
-    let avx2_and_bmi1 = bit(extended, 5) && bit(extended, 3);
-    let avx512f_and_bw = bit(extended, 16) && bit(extended, 30);
+    // Leaf 7: AVX2 is EBX bit 5, BMI1 bit 3, AVX-512F bit 16, AVX-512BW bit 30; AVX-512
+    // VBMI2 is ECX bit 6.
+    let extended = if max_leaf >= 7 {
+        leaf(7, 0)
+    } else {
+        CpuidResult {
+            eax: 0,
+            ebx: 0,
+            ecx: 0,
+            edx: 0,
+        }
+    };
+    let avx2_and_bmi1 = bit(extended.ebx, 5) && bit(extended.ebx, 3);
+    let avx512 = bit(extended.ebx, 16) && bit(extended.ebx, 30) && bit(extended.ecx, 6);
     if !avx_and_osxsave {
         return found;
     }
@@ -98,7 +112,7 @@ fn detect() -> u8 {
         if popcnt && avx2_and_bmi1 {
             found |= AVX2;
             // And the opmask registers and all of the ZMM registers (bits 5, 6 and 7).
-            if avx512f_and_bw && saved & 0b1110_0000 == 0b1110_0000 {
+            if avx512 && saved & 0b1110_0000 == 0b1110_0000 {
                 found |= AVX512;
             }
         }
@@ -126,6 +140,7 @@ mod tests {
             super::has_avx2()
                 && std::is_x86_feature_detected!("avx512f")
                 && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512vbmi2")
         );
     }
 }

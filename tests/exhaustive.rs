@@ -435,17 +435,18 @@ impl Way {
     /// input starts with ASCII). An all-ASCII window leaves the skipping loop running.
     /// Otherwise the first makes the skipping loop stop exactly at its end (`stop`).
     ///
-    /// With 32-byte registers that takes four non-ASCII pairs close together, the first
-    /// three two pairs apart (two equal gaps of more than a pair, which keep the loop going
-    /// for one more pair) and the fourth four pairs after the third, ending the window;
-    /// with 16-byte registers, two pairs ending the window. Either way the next window is
+    /// With 32- and 64-byte registers that takes four non-ASCII pairs close together, the
+    /// first three two pairs apart (two equal gaps of more than a pair, which keep the loop
+    /// going for one more pair) and the fourth four pairs after the third, ending the
+    /// window; with 16-byte registers, two pairs ending the window. Either way the next window is
     /// checked by its mask of blocks: one non-ASCII block there makes the next one by
     /// pairs, where an `é` every six blocks (a mask with a period of three pairs) makes the
     /// next window a pattern at once; a full one makes it dense; and blocks 0 and 2 leave
     /// the next one by mask, where the same mask again makes it a pattern.
     ///
-    /// Only 32-byte registers go to a pattern from the skipping loop, or check the blocks of
-    /// a pair one at a time (`None` for `Regular` and `Spaced` with 16-byte registers).
+    /// Only 32- and 64-byte registers go to a pattern from the skipping loop, or check the
+    /// blocks of a pair one at a time (`None` for `Regular` and `Spaced` with 16-byte
+    /// registers).
     /// Four non-ASCII pairs at equal gaps of two pairs (blocks 50, 54, 58 and 62: a gap of
     /// at most `REGULAR_MAX_GAP`, 8 blocks; longer regular gaps keep the loop going), the
     /// last one ending the window, stop the skipping loop for a pattern at once. Three
@@ -455,7 +456,7 @@ impl Way {
     ///
     /// (Three pairs two pairs apart alone would keep the loop going into the window under
     /// test. A temporary trace of each window's way showed every set-up reaching its way
-    /// at the window under test, with both register widths.)
+    /// at the window under test, with each register width.)
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
         let full: Vec<usize> = (0..WINDOW_BLOCKS).collect();
         let periodic: Vec<usize> = (0..WINDOW_BLOCKS).step_by(6).collect();

@@ -1,8 +1,9 @@
 //! The AVX-512 kernel: 64-byte registers, one per block.
 //!
 //! It needs AVX-512F and AVX-512BW (byte shuffles, byte compares into mask registers,
-//! masked byte loads), as on Intel CPUs from Skylake-SP on and AMD CPUs from Zen 4 on,
-//! and BMI1 and POPCNT like the AVX2 kernel. A block is one register: its ASCII test is
+//! masked byte loads) and BMI1 and POPCNT like the AVX2 kernel; it is chosen only on
+//! CPUs that also have AVX-512 VBMI2, Intel from Ice Lake on and AMD from Zen 4 on, whose
+//! 512-bit instructions do not slow the core down (`cpu.rs`). A block is one register: its ASCII test is
 //! one load and one `vpmovb2m`, its check one register's.
 //!
 //! Compiled only where the compiler has the AVX-512 intrinsics (Rust 1.89; `build.rs`
@@ -182,11 +183,12 @@ unsafe fn straddle(prev: Avx512, cur: Avx512) -> __m512i {
 /// the first register come from a shift across 128-bit lanes (`valignq`, then
 /// `vpalignr`) rather than from unaligned loads, the ASCII test from a mask register, and
 /// an input of under 64 bytes from a masked load. On inputs of 64 bytes (Intel Xeon,
-/// Emerald Rapids; `cargo bench --bench short -- 64`, three runs) the AVX-512 registers
-/// were 0.87x to 1.00x simdutf8 on non-ASCII text and 0.94x to 1.09x on ASCII, the
-/// 32-byte ones 0.95x to 1.07x and 1.15x to 1.24x. From 80 bytes on the AVX-512
-/// registers were faster (80 and 112 bytes: 2.1x and 1.95x simdutf8, against 1.8x and
-/// 1.5x). The 32-byte code, inlined here, needs AVX2, which AVX-512F implies.
+/// Emerald Rapids; `cargo bench --bench short -- 64`, three runs, against the best of
+/// std and simdutf8) the AVX-512 registers were 0.87x to 1.00x on non-ASCII text and
+/// 0.94x to 1.09x on ASCII, the 32-byte ones 0.95x to 1.07x and 1.15x to 1.24x. From 80
+/// bytes on the AVX-512 registers were faster (80 and 112 bytes: about 2.1x and 1.95x,
+/// against 1.8x and 1.5x). The 32-byte code, inlined here, needs AVX2, which AVX-512F
+/// implies.
 ///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512BW, BMI1 and POPCNT ([`crate::cpu::has_avx512`]).
