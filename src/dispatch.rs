@@ -3,8 +3,8 @@
 //! [`validate_early`], [`block_errors`]).
 //!
 //! When the compile-time target guarantees a kernel (`-C target-feature=+avx2`,
-//! `-C target-cpu=native` on an AVX2 or AVX-512 machine, or NEON on 64-bit Arm) the call is direct
-//! and can be inlined. Otherwise the first call detects the CPU and caches the chosen
+//! `-C target-cpu=native` on an AVX2 or AVX-512 machine, or NEON on 64-bit Arm) the call
+//! is direct and can be inlined. Otherwise the first call detects the CPU and caches the chosen
 //! kernel's entry points, one `AtomicPtr` each; every later call is one relaxed load and
 //! an indirect call.
 //!
@@ -50,20 +50,17 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     run_kernel(bytes)
 }
 
-/// The entry points of a kernel that the compile-time target guarantees (`$kernel`, a
-/// module of `crate::arch`, named `$name` in the docs; `$features`, the target features
-/// that guarantee it, for the documentation): direct calls, which can be inlined. (Unused
-/// where no kernel is guaranteed.)
+/// The entry points of the kernel that the compile-time target guarantees (`$kernel`, a
+/// module of `crate::arch`): direct calls, which can be inlined. (Unused where no kernel
+/// is guaranteed.)
 #[allow(unused_macros)]
 macro_rules! fixed_kernel {
-    ($kernel:ident, $name:literal, $features:literal) => {
-        #[doc = concat!(
-                    "Runs the ", $name, " kernel, which the compile-time target guarantees (",
-                    $features, ")."
-                )]
+    ($kernel:ident) => {
+        /// Runs the kernel that the compile-time target guarantees.
         #[inline]
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: the crate is compiled with the kernel's target features ($features).
+            // SAFETY: expanded only in the `cfg_if!` branch whose target has the kernel's
+            // target features.
             unsafe { crate::arch::$kernel::validate(bytes) }
         }
 
@@ -72,7 +69,7 @@ macro_rules! fixed_kernel {
         /// compile-time target guarantees.
         #[inline]
         pub(crate) fn validate_early(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: the crate is compiled with the kernel's target features (above).
+            // SAFETY: as in `run_kernel`.
             unsafe { crate::arch::$kernel::validate_early(bytes) }
         }
 
@@ -80,7 +77,7 @@ macro_rules! fixed_kernel {
         /// the kernel that the compile-time target guarantees.
         #[inline]
         pub(crate) fn first_invalid(bytes: &[u8]) -> Option<RawError> {
-            // SAFETY: the crate is compiled with the kernel's target features (above).
+            // SAFETY: as in `run_kernel`.
             unsafe { crate::arch::$kernel::first_invalid(bytes) }
         }
 
@@ -88,7 +85,7 @@ macro_rules! fixed_kernel {
         /// kernel that the compile-time target guarantees.
         #[inline]
         pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
-            // SAFETY: the crate is compiled with the kernel's target features (above).
+            // SAFETY: as in `run_kernel`.
             unsafe { crate::arch::$kernel::block_errors(bytes, carry, out) }
         }
     };
@@ -104,26 +101,22 @@ cfg_if::cfg_if! {
         target_feature = "bmi1",
         target_feature = "popcnt"
     ))] {
-        // (VBMI2 as in the run-time choice, `cpu.rs`: a target such as `skylake-avx512`
-        // has AVX-512F and BW but gets the AVX2 kernel.)
-        fixed_kernel!(
-            avx512,
-            "AVX-512",
-            "the target features `avx512f`, `avx512bw`, `bmi1` and `popcnt`"
-        );
+        // AVX-512 (VBMI2 as in the run-time choice, `cpu.rs`: a target such as
+        // `skylake-avx512` has AVX-512F and BW but gets the AVX2 kernel).
+        fixed_kernel!(avx512);
     } else if #[cfg(all(
         any(target_arch = "x86", target_arch = "x86_64"),
         target_feature = "avx2",
         target_feature = "bmi1",
         target_feature = "popcnt"
     ))] {
-        fixed_kernel!(avx2, "AVX2", "the target features `avx2`, `bmi1` and `popcnt`");
+        fixed_kernel!(avx2);
     } else if #[cfg(all(
         target_arch = "aarch64",
         target_endian = "little",
         target_feature = "neon"
     ))] {
-        fixed_kernel!(neon, "NEON", "the target feature `neon`");
+        fixed_kernel!(neon);
     } else if #[cfg(any(
         target_arch = "x86",
         target_arch = "x86_64",
