@@ -99,6 +99,7 @@ cfg_if::cfg_if! {
         target_feature = "avx512bw",
         target_feature = "avx512vbmi2",
         target_feature = "bmi1",
+        target_feature = "bmi2",
         target_feature = "popcnt"
     ))] {
         // AVX-512 (VBMI2 as in the run-time choice, `cpu.rs`: a target such as

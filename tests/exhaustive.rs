@@ -234,12 +234,20 @@ fn every_triple_across_boundaries() {
     ];
     let kernels = kernels();
     if kernels.contains(&Kernel::Avx512) {
-        // With 64-byte registers (inputs of up to 64 bytes go through the 32-byte code):
-        // across 48, the last 128-bit lane of the long input's first register, whose
-        // bytes before it come from a shift across lanes; and across 64 into the partial
-        // register of a 66-byte input (under a register and the three bytes before it),
-        // and at its end.
-        placements.extend([(46, LONG), (47, LONG), (62, 66), (63, 66)]);
+        // With 64-byte registers: across 48, the last 128-bit lane, whose bytes before it
+        // come from a shift across lanes, of the long input's first register and of a
+        // 64-byte input (one masked load), and at the end of that input (where no zero
+        // follows); across 64 into the partial register of a 66-byte input (under a
+        // register and the three bytes before it).
+        placements.extend([
+            (46, LONG),
+            (47, LONG),
+            (46, 64),
+            (47, 64),
+            (61, 64),
+            (62, 66),
+            (63, 66),
+        ]);
     }
     check_every_sequence::<3>(&in_filler(&placements), &kernels, false);
 }
