@@ -10,8 +10,9 @@
 //! SSE4.2.
 //!
 //! The AVX-512 kernel needs what the AVX2 kernel needs, and AVX-512F, AVX-512BW and
-//! BMI2 (`cpuid` leaf 7; BMI2's `bzhi` makes the mask of a masked load), and the OS must also save the opmask registers and all 512 bits of
-//! the 32 ZMM registers (XCR0 bits 5, 6 and 7). It is chosen only where the CPU also has
+//! BMI2 (`cpuid` leaf 7; BMI2's `bzhi` makes the mask of a masked load), and the OS must
+//! also save the opmask registers and all 512 bits of the 32 ZMM registers (XCR0 bits
+//! 5, 6 and 7). It is chosen only where the CPU also has
 //! AVX-512 VBMI2, which it does not use: that marks the CPUs whose 512-bit integer
 //! instructions do not lower the core's clock (Intel from Ice Lake on, AMD from Zen 4 on;
 //! Skylake-SP and Cascade Lake have AVX-512F and BW but slow the whole core down while

@@ -442,7 +442,7 @@ unsafe fn ends_incomplete<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize)
 ///
 /// The AVX-512 kernel's masked load puts every input of up to 64 bytes in one register.
 /// ([`validate_short`] has no end check for its inputs under a register, which are
-/// followed by a zero: through this function, with it, the AVX2 kernel was 7 to 13%
+/// followed by a zero: through this function, with it, the AVX2 kernel was 6 to 15%
 /// slower on inputs of 31 bytes, three runs.)
 ///
 /// # Safety

@@ -223,7 +223,8 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 /// As [`validate`].
 #[target_feature(enable = "avx512f,avx512bw,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn validate_early(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: AVX-512F, AVX-512BW, BMI1, BMI2 and POPCNT are supported (this function's contract).
+    // SAFETY: AVX-512F, AVX-512BW, BMI1, BMI2 and POPCNT are supported (this function's
+    // contract).
     unsafe { generic::validate_early::<Avx512>(bytes) }
 }
 
@@ -234,7 +235,8 @@ pub(crate) unsafe fn validate_early(bytes: &[u8]) -> Result<(), usize> {
 /// As [`validate`].
 #[target_feature(enable = "avx512f,avx512bw,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn first_invalid(bytes: &[u8]) -> Option<RawError> {
-    // SAFETY: AVX-512F, AVX-512BW, BMI1, BMI2 and POPCNT are supported (this function's contract).
+    // SAFETY: AVX-512F, AVX-512BW, BMI1, BMI2 and POPCNT are supported (this function's
+    // contract).
     unsafe { generic::first_invalid::<Avx512>(bytes) }
 }
 
@@ -245,6 +247,7 @@ pub(crate) unsafe fn first_invalid(bytes: &[u8]) -> Option<RawError> {
 /// As [`validate`].
 #[target_feature(enable = "avx512f,avx512bw,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut BlockErrors) {
-    // SAFETY: AVX-512F, AVX-512BW, BMI1, BMI2 and POPCNT are supported (this function's contract).
+    // SAFETY: AVX-512F, AVX-512BW, BMI1, BMI2 and POPCNT are supported (this function's
+    // contract).
     unsafe { generic::block_errors::<Avx512>(bytes, carry, out) }
 }
