@@ -20,8 +20,9 @@ use crate::scalar::RawError;
 #[derive(Copy, Clone)]
 pub(crate) struct Avx512(__m512i);
 
-/// Every method's `unsafe` block relies on the trait contract: the CPU supports AVX-512F
-/// and AVX-512BW, and loads are in bounds.
+/// Every method's `unsafe` block relies on the trait contract: the CPU supports the kernel
+/// (AVX-512F, AVX-512BW and BMI2 among what `has_avx512` checks), and loads are in
+/// bounds.
 impl Vector for Avx512 {
     const BYTES: usize = 64;
 
@@ -48,7 +49,8 @@ impl Vector for Avx512 {
 
     #[inline(always)]
     unsafe fn load_partial(ptr: *const u8, len: usize) -> Self {
-        // SAFETY: the caller's guarantees are `load_upto`'s (`len < 64`).
+        // SAFETY: the trait contract gives `load_upto`'s guarantees (AVX-512BW and BMI2,
+        // `len < 64`, in bounds).
         unsafe { Avx512::load_upto(ptr, len) }
     }
 
