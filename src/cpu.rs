@@ -9,11 +9,11 @@
 //! SSE4.1 is gated on SSE4.1 itself (and SSSE3, which the kernel uses for `pshufb`), not on
 //! SSE4.2.
 //!
-//! The AVX-512 kernel needs what the AVX2 kernel needs, and AVX-512F, AVX-512BW and
-//! BMI2 (`cpuid` leaf 7; BMI2's `bzhi` makes the mask of a masked load), and the OS must
-//! also save the opmask registers and all 512 bits of the 32 ZMM registers (XCR0 bits
-//! 5, 6 and 7). It is chosen only where the CPU also has
-//! AVX-512 VBMI2, which it does not use: that marks the CPUs whose 512-bit integer
+//! The AVX-512 kernel needs what the AVX2 kernel needs, and AVX-512F, AVX-512BW, AVX-512
+//! VBMI (`vpermb`, the table lookups) and BMI2 (`cpuid` leaf 7; BMI2's `bzhi` makes the
+//! mask of a masked load), and the OS must also save the opmask registers and all 512
+//! bits of the 32 ZMM registers (XCR0 bits 5, 6 and 7). It is chosen only where the CPU
+//! also has AVX-512 VBMI2, which it does not use: that marks the CPUs whose 512-bit integer
 //! instructions do not lower the core's clock (Intel from Ice Lake on, AMD from Zen 4 on;
 //! Skylake-SP and Cascade Lake have AVX-512F and BW but slow the whole core down while
 //! they run, and for a while after). simdutf chooses its AVX-512 kernel the same way.
@@ -48,8 +48,9 @@ pub(crate) fn has_avx2() -> bool {
     features() & AVX2 != 0
 }
 
-/// Does this CPU (and OS) support the AVX-512 kernel (AVX-512F, AVX-512BW, BMI1, BMI2
-/// and POPCNT), and is it one where the kernel is chosen (AVX-512 VBMI2: see above)?
+/// Does this CPU (and OS) support the AVX-512 kernel (AVX-512F, AVX-512BW, AVX-512 VBMI,
+/// BMI1, BMI2 and POPCNT), and is it one where the kernel is chosen (AVX-512 VBMI2: see
+/// above)?
 #[cfg(all(utf8check_avx512, target_arch = "x86_64"))]
 pub(crate) fn has_avx512() -> bool {
     features() & AVX512 != 0
@@ -89,7 +90,7 @@ fn detect() -> u8 {
     let avx_and_osxsave = bit(basic.ecx, 28) && bit(basic.ecx, 27);
     let popcnt = bit(basic.ecx, 23);
     // Leaf 7: AVX2 is EBX bit 5, BMI1 bit 3, BMI2 bit 8, AVX-512F bit 16, AVX-512BW bit
-    // 30; AVX-512 VBMI2 is ECX bit 6.
+    // 30; AVX-512 VBMI is ECX bit 1, VBMI2 ECX bit 6.
     let extended = if max_leaf >= 7 {
         leaf(7, 0)
     } else {
@@ -104,6 +105,7 @@ fn detect() -> u8 {
     let avx512 = bit(extended.ebx, 16)
         && bit(extended.ebx, 30)
         && bit(extended.ebx, 8)
+        && bit(extended.ecx, 1)
         && bit(extended.ecx, 6);
     if !avx_and_osxsave {
         return found;
@@ -145,6 +147,7 @@ mod tests {
                 && std::is_x86_feature_detected!("avx512f")
                 && std::is_x86_feature_detected!("avx512bw")
                 && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("avx512vbmi")
                 && std::is_x86_feature_detected!("avx512vbmi2")
         );
     }

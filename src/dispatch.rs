@@ -97,13 +97,14 @@ cfg_if::cfg_if! {
         target_arch = "x86_64",
         target_feature = "avx512f",
         target_feature = "avx512bw",
+        target_feature = "avx512vbmi",
         target_feature = "avx512vbmi2",
         target_feature = "bmi1",
         target_feature = "bmi2",
         target_feature = "popcnt"
     ))] {
-        // AVX-512 (VBMI2 as in the run-time choice, `cpu.rs`: a target such as
-        // `skylake-avx512` has AVX-512F and BW but gets the AVX2 kernel).
+        // AVX-512 (VBMI, which it uses, and VBMI2 as in the run-time choice, `cpu.rs`: a
+        // target such as `skylake-avx512` has AVX-512F and BW but gets the AVX2 kernel).
         fixed_kernel!(avx512);
     } else if #[cfg(all(
         any(target_arch = "x86", target_arch = "x86_64"),

@@ -127,10 +127,10 @@ pub(crate) trait Vector: Copy {
     unsafe fn average(self, other: Self) -> Self;
     /// Per-byte unsigned maximum.
     unsafe fn max(self, other: Self) -> Self;
-    /// Per-byte `self >> 4`.
-    unsafe fn high_nibbles(self) -> Self;
-    /// Per-byte `self[indices[i]]` in the same 128-bit lane; every index is below 16.
-    unsafe fn lookup(self, indices: Self) -> Self;
+    /// Per byte, `table[self >> 4]`, where `table` is a [`Vector::table`].
+    unsafe fn lookup_high_nibble(self, table: Self) -> Self;
+    /// Per byte, `table[self & 0x0F]`, where `table` is a [`Vector::table`].
+    unsafe fn lookup_low_nibble(self, table: Self) -> Self;
     /// `self` moved up by 1 (2, 3) bytes, the last bytes of `prev` shifted in.
     unsafe fn prev1(self, prev: Self) -> Self;
     unsafe fn prev2(self, prev: Self) -> Self;
@@ -156,7 +156,6 @@ pub(crate) struct Constants<V> {
     prev_high_nibble: V,
     prev_low_nibble: V,
     cur_high_nibble: V,
-    low_nibble_mask: V,
     /// `average(byte, 0x1F)` has its high bit set exactly when `byte >= 0xE0`: a 3- or
     /// 4-byte lead.
     third_byte_threshold: V,
@@ -187,7 +186,6 @@ impl<V: Vector> Constants<V> {
                 prev_high_nibble: V::table(&tables::PREV_HIGH_NIBBLE),
                 prev_low_nibble: V::table(&tables::PREV_LOW_NIBBLE),
                 cur_high_nibble: V::table(&tables::CUR_HIGH_NIBBLE),
-                low_nibble_mask: V::splat(0x0F),
                 third_byte_threshold: V::splat(0xFF - 0xE0),
                 fourth_byte_threshold: V::splat(0xFF - 0xF0),
                 two_continuations: V::splat(tables::TWO_CONTINUATIONS),
@@ -223,9 +221,9 @@ unsafe fn check<V: Vector>(k: &Constants<V>, cur: V, prev1: V, prev2: V, prev3: 
 unsafe fn pair_errors<V: Vector>(k: &Constants<V>, cur: V, prev1: V) -> V {
     // SAFETY: the caller's CPU supports `V` (trait contract); no memory is accessed.
     unsafe {
-        let by_prev_high = k.prev_high_nibble.lookup(prev1.high_nibbles());
-        let by_prev_low = k.prev_low_nibble.lookup(prev1.and(k.low_nibble_mask));
-        let by_cur_high = k.cur_high_nibble.lookup(cur.high_nibbles());
+        let by_prev_high = prev1.lookup_high_nibble(k.prev_high_nibble);
+        let by_prev_low = prev1.lookup_low_nibble(k.prev_low_nibble);
+        let by_cur_high = cur.lookup_high_nibble(k.cur_high_nibble);
         by_prev_high.and(by_prev_low).and(by_cur_high)
     }
 }

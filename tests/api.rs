@@ -201,6 +201,7 @@ fn available_kernels() {
             assert!(Kernel::Avx2.is_supported());
             assert!(std::is_x86_feature_detected!("avx512f"));
             assert!(std::is_x86_feature_detected!("avx512bw"));
+            assert!(std::is_x86_feature_detected!("avx512vbmi"));
             assert!(std::is_x86_feature_detected!("avx512vbmi2"));
         }
         assert!(!Kernel::Neon.is_supported());

@@ -102,19 +102,21 @@ impl Vector for Avx2 {
     }
 
     #[inline(always)]
-    unsafe fn high_nibbles(self) -> Self {
+    unsafe fn lookup_high_nibble(self, table: Self) -> Self {
         // There is no 8-bit shift: shift 16-bit lanes and mask off the bits that crossed.
         // SAFETY: AVX2 is supported (trait contract).
-        unsafe {
-            let shifted = _mm256_srli_epi16::<4>(self.0);
-            Avx2(_mm256_and_si256(shifted, _mm256_set1_epi8(0x0F)))
-        }
+        unsafe { Avx2(_mm256_srli_epi16::<4>(self.0)).lookup_low_nibble(table) }
     }
 
     #[inline(always)]
-    unsafe fn lookup(self, indices: Self) -> Self {
+    unsafe fn lookup_low_nibble(self, table: Self) -> Self {
+        // (`vpshufb` reads an index's low four bits, and zeros the byte where its high
+        // bit is set: the mask clears both the high nibble and that bit.)
         // SAFETY: AVX2 is supported (trait contract).
-        unsafe { Avx2(_mm256_shuffle_epi8(self.0, indices.0)) }
+        unsafe {
+            let indices = _mm256_and_si256(self.0, _mm256_set1_epi8(0x0F));
+            Avx2(_mm256_shuffle_epi8(table.0, indices))
+        }
     }
 
     #[inline(always)]
