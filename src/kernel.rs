@@ -126,10 +126,10 @@ pub enum Kernel {
     Neon,
     /// 64-byte AVX-512 registers (AVX-512F, AVX-512BW and AVX-512 VBMI, with BMI1, BMI2
     /// and POPCNT), on x86-64 CPUs that also have AVX-512 VBMI2: Intel from Ice Lake on,
-    /// AMD from Zen 4 on. (Skylake-SP and Cascade Lake, whose 512-bit instructions slow the whole core
-    /// down, run the AVX2 kernel.) Only in builds with Rust 1.89 or later, where the
-    /// AVX-512 intrinsics are stable: with an older compiler the crate is built without
-    /// it, and no CPU supports it.
+    /// AMD from Zen 4 on. (Skylake-SP and Cascade Lake, whose 512-bit instructions slow
+    /// the whole core down, run the AVX2 kernel.) Only in builds with Rust 1.89 or later,
+    /// where the AVX-512 intrinsics are stable: with an older compiler the crate is built
+    /// without it, and no CPU supports it.
     Avx512,
 }
 

@@ -6,7 +6,7 @@
 //! CPUs that also have AVX-512 VBMI2, Intel from Ice Lake on and AMD from Zen 4 on, whose
 //! 512-bit instructions do not slow the core down (`cpu.rs`; every such CPU has VBMI). A
 //! block is one register: its ASCII test is one load and one `vpmovb2m`, its check one
-//! register's; an input of up to a block is one masked load.
+//! register's; an input of up to a block is one load (a masked one where it is shorter).
 //!
 //! The table lookups are `vpermb` rather than `vpshufb`: `vpermb` ignores an index's two
 //! high bits and the tables repeat in every 128-bit lane, so an index needs no mask, which
@@ -205,11 +205,11 @@ unsafe fn straddle(prev: Avx512, cur: Avx512) -> __m512i {
 /// with zeros after it), and one register's ASCII test, check and end check
 /// ([`generic::validate_register`]): no second register, no bytes before it to shift in.
 /// Before, these inputs went through the AVX2 code (two registers, partial loads from
-/// words); against it (Intel Xeon, Emerald Rapids; scratch harness, interleaved, medians, with the
-/// benchmarks' scrub between passes) `from_utf8` was 1.33 to 1.46 times as fast on 64 B
-/// of generated non-ASCII text, 1.27 times on ASCII, 1.15 to 1.19 times on 64-byte slices
-/// of real text, 1.03 to 1.13 times at 16 B; `cargo bench --bench short -- 64` went from
-/// 1.08x to 1.09x the best of std and simdutf8 on non-ASCII text to 1.31x to 1.43x.
+/// words); against it (Intel Xeon, Emerald Rapids; scratch harness, interleaved, medians,
+/// with the benchmarks' scrub between passes) `from_utf8` was 1.33 to 1.46 times as fast
+/// on 64 B of generated non-ASCII text, 1.27 times on ASCII, 1.15 to 1.19 times on 64-byte
+/// slices of real text, 1.03 to 1.13 times at 16 B; `cargo bench --bench short -- 64` went
+/// from 1.08x to 1.09x the best of std and simdutf8 on non-ASCII text to 1.31x to 1.43x.
 ///
 /// # Safety
 /// The CPU must support AVX-512F, AVX-512BW, AVX-512 VBMI, BMI1, BMI2 and POPCNT
