@@ -12,7 +12,7 @@
 //! high bits and the tables repeat in every 128-bit lane, so an index needs no mask, which
 //! takes three of the thirteen vector operations out of each register's check. On the
 //! Intel host, where 512-bit operations issue on two ports, that made dense text 1.10x to
-//! 1.19x faster (`docs/design.md`).
+//! 1.14x faster (`docs/design.md`).
 //!
 //! Compiled only where the compiler has the AVX-512 intrinsics (Rust 1.89; `build.rs`
 //! sets `utf8check_avx512`), so the crate keeps its MSRV, and only for x86-64 (on 32-bit
