@@ -66,7 +66,8 @@
 //!   that never touch a byte outside the slice ([`Vector::load_partial`]), zero-padded;
 //!   the padding doubles as the end check, as an unfinished sequence is followed by a
 //!   zero, which the pair check rejects (the AVX-512 kernel puts every input of up to 64
-//!   bytes in one register with a masked load instead, [`validate_register`]);
+//!   bytes in one register instead, a masked load where it is shorter,
+//!   [`validate_register`]);
 //! * under half a window plus a register with 32-byte registers, under four blocks plus a
 //!   register with 16-byte ones ([`validate_medium`], [`medium_blocks`]): one ASCII test
 //!   of the whole input in straight lines up to four blocks (two with 16-byte registers;
@@ -438,7 +439,8 @@ unsafe fn ends_incomplete<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize)
 /// least as many as the input has: so it flags nothing valid, and where the input fills
 /// the register it finds what no zero follows to find.
 ///
-/// The AVX-512 kernel's masked load puts every input of up to 64 bytes in one register.
+/// The AVX-512 kernel puts every input of up to 64 bytes in one register (a masked load
+/// where it is shorter).
 /// ([`validate_short`] has no end check for its inputs under a register, which are
 /// followed by a zero: through this function, with it, the AVX2 kernel was 6 to 15%
 /// slower on inputs of 31 bytes, three runs.)
