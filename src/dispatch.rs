@@ -12,6 +12,7 @@
 //! protocol tokens) are answered before any of that, by word loads inlined at the call
 //! site: for them the call itself would cost more than the check.
 
+use crate::error::Utf8Error;
 use crate::kernel::{BlockErrors, BLOCK_READ};
 use crate::scalar::RawError;
 
@@ -50,6 +51,16 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), usize> {
     run_kernel(bytes)
 }
 
+/// [`validate`], and the exact error if there is one (`from_utf8`'s answer): the same
+/// inline ASCII test, then the kernel's [`crate::kernel::ExactFn`].
+#[inline(always)]
+pub(crate) fn from_utf8(bytes: &[u8]) -> Result<(), Utf8Error> {
+    if bytes.len() <= INLINE_ASCII_MAX && is_short_ascii(bytes) {
+        return Ok(());
+    }
+    run_exact(bytes)
+}
+
 /// The entry points of the kernel that the compile-time target guarantees (`$kernel`, a
 /// module of `crate::arch`): direct calls, which can be inlined. (Unused where no kernel
 /// is guaranteed.)
@@ -62,6 +73,13 @@ macro_rules! fixed_kernel {
             // SAFETY: expanded only in the `cfg_if!` branch whose target has the kernel's
             // target features.
             unsafe { crate::arch::$kernel::validate(bytes) }
+        }
+
+        /// Runs the exact entry point of the kernel that the compile-time target guarantees.
+        #[inline]
+        fn run_exact(bytes: &[u8]) -> Result<(), Utf8Error> {
+            // SAFETY: as in `run_kernel`.
+            unsafe { crate::arch::$kernel::from_utf8(bytes) }
         }
 
         /// Validates `bytes`, stopping early after an error (see
@@ -126,11 +144,15 @@ cfg_if::cfg_if! {
     ))] {
         use core::sync::atomic::{AtomicPtr, Ordering};
 
-        use crate::kernel::{BlockErrorsFn, EntryPoints, FirstErrorFn, ValidateFn};
+        use crate::kernel::{BlockErrorsFn, EntryPoints, ExactFn, FirstErrorFn, ValidateFn};
 
         /// The chosen kernel's `validate`, or `detect_and_validate` before the first call.
         /// Only ever holds a `ValidateFn` that this CPU supports.
         static VALIDATE: AtomicPtr<()> = AtomicPtr::new(detect_and_validate as *mut ());
+
+        /// The chosen kernel's `from_utf8`, or `detect_and_run_exact` before the first
+        /// call. Only ever holds an `ExactFn` that this CPU supports.
+        static FROM_UTF8: AtomicPtr<()> = AtomicPtr::new(detect_and_run_exact as *mut ());
 
         /// The chosen kernel's `validate_early`, or `detect_and_validate_early` before the
         /// first call. Only ever holds a `ValidateFn` that this CPU supports.
@@ -154,6 +176,17 @@ cfg_if::cfg_if! {
             let validate = unsafe { core::mem::transmute::<*mut (), ValidateFn>(chosen) };
             // SAFETY: every function stored in `VALIDATE` is supported by this CPU.
             unsafe { validate(bytes) }
+        }
+
+        /// Runs the exact entry point of the fastest kernel this CPU supports.
+        #[inline]
+        fn run_exact(bytes: &[u8]) -> Result<(), Utf8Error> {
+            let chosen = FROM_UTF8.load(Ordering::Relaxed);
+            // SAFETY: `FROM_UTF8` only holds `ExactFn`s (see its documentation), and a
+            // function pointer round-trips through `*mut ()`.
+            let from_utf8 = unsafe { core::mem::transmute::<*mut (), ExactFn>(chosen) };
+            // SAFETY: every function stored in `FROM_UTF8` is supported by this CPU.
+            unsafe { from_utf8(bytes) }
         }
 
         /// Validates `bytes`, stopping early after an error (see
@@ -200,6 +233,7 @@ cfg_if::cfg_if! {
                 .entry_points()
                 .unwrap_or(EntryPoints::SCALAR);
             VALIDATE.store(chosen.validate as *mut (), Ordering::Relaxed);
+            FROM_UTF8.store(chosen.from_utf8 as *mut (), Ordering::Relaxed);
             VALIDATE_EARLY.store(chosen.validate_early as *mut (), Ordering::Relaxed);
             FIRST_INVALID.store(chosen.first_invalid as *mut (), Ordering::Relaxed);
             BLOCK_ERRORS.store(chosen.block_errors as *mut (), Ordering::Relaxed);
@@ -213,6 +247,15 @@ cfg_if::cfg_if! {
         unsafe fn detect_and_validate(bytes: &[u8]) -> Result<(), usize> {
             // SAFETY: `entry_points` returns only kernels this CPU supports.
             unsafe { (detect().validate)(bytes) }
+        }
+
+        /// The first call of `run_exact`: choose the kernel, run it.
+        ///
+        /// # Safety
+        /// None needed: it is `unsafe` only to have the type of an `ExactFn`.
+        unsafe fn detect_and_run_exact(bytes: &[u8]) -> Result<(), Utf8Error> {
+            // SAFETY: `entry_points` returns only kernels this CPU supports.
+            unsafe { (detect().from_utf8)(bytes) }
         }
 
         /// The first call of `validate_early`: choose the kernel, run it.
@@ -246,6 +289,12 @@ cfg_if::cfg_if! {
         #[inline]
         fn run_kernel(bytes: &[u8]) -> Result<(), usize> {
             crate::scalar::validate(bytes)
+        }
+
+        /// Runs the scalar kernel's exact entry point.
+        #[inline]
+        fn run_exact(bytes: &[u8]) -> Result<(), Utf8Error> {
+            crate::scalar::from_utf8(bytes)
         }
 
         /// Validates `bytes` with the scalar kernel, which stops at the first error.

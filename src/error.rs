@@ -101,12 +101,70 @@ impl fmt::Display for ErrorKind {
 ///     "invalid utf-8 sequence of 1 bytes from index 6 (invalid byte)"
 /// );
 /// ```
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct Utf8Error {
     valid_up_to: usize,
-    /// `0` stands for `None`; otherwise 1..=3.
-    error_len: u8,
-    kind: ErrorKind,
+    /// The kind and `error_len` together, in one byte.
+    detail: Detail,
+}
+
+/// An error's [`ErrorKind`] and `error_len`, the combinations that occur, in one byte.
+///
+/// Two fields make `Result<(), Utf8Error>` a pair of scalars, which a function returns in
+/// two registers; with a third (kind and length apart) it is returned through memory.
+/// The kernels' `from_utf8` entry points (`ExactFn`) return it on every call.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+enum Detail {
+    UnexpectedContinuation,
+    InvalidByte,
+    Truncated,
+    Overlong,
+    Surrogate,
+    TooLarge,
+    /// A lead byte and `n - 1` continuation bytes, where `n` is the `error_len`.
+    TooShort1,
+    TooShort2,
+    TooShort3,
+}
+
+impl Detail {
+    /// The error of `error_len` at `bytes[0]`, where `bytes` starts at `valid_up_to`.
+    fn classify(bytes: &[u8], error_len: Option<u8>) -> Detail {
+        match ErrorKind::classify(bytes, error_len) {
+            ErrorKind::UnexpectedContinuation => Detail::UnexpectedContinuation,
+            ErrorKind::InvalidByte => Detail::InvalidByte,
+            ErrorKind::Truncated => Detail::Truncated,
+            ErrorKind::Overlong => Detail::Overlong,
+            ErrorKind::Surrogate => Detail::Surrogate,
+            ErrorKind::TooLarge => Detail::TooLarge,
+            ErrorKind::TooShort => match error_len {
+                Some(3) => Detail::TooShort3,
+                Some(2) => Detail::TooShort2,
+                _ => Detail::TooShort1,
+            },
+        }
+    }
+
+    fn kind(self) -> ErrorKind {
+        match self {
+            Detail::UnexpectedContinuation => ErrorKind::UnexpectedContinuation,
+            Detail::InvalidByte => ErrorKind::InvalidByte,
+            Detail::Truncated => ErrorKind::Truncated,
+            Detail::Overlong => ErrorKind::Overlong,
+            Detail::Surrogate => ErrorKind::Surrogate,
+            Detail::TooLarge => ErrorKind::TooLarge,
+            Detail::TooShort1 | Detail::TooShort2 | Detail::TooShort3 => ErrorKind::TooShort,
+        }
+    }
+
+    fn error_len(self) -> Option<usize> {
+        match self {
+            Detail::Truncated => None,
+            Detail::TooShort2 => Some(2),
+            Detail::TooShort3 => Some(3),
+            _ => Some(1),
+        }
+    }
 }
 
 impl Utf8Error {
@@ -114,8 +172,7 @@ impl Utf8Error {
     pub(crate) fn new(bytes: &[u8], valid_up_to: usize, error_len: Option<u8>) -> Utf8Error {
         Utf8Error {
             valid_up_to,
-            error_len: error_len.unwrap_or(0),
-            kind: ErrorKind::classify(&bytes[valid_up_to..], error_len),
+            detail: Detail::classify(&bytes[valid_up_to..], error_len),
         }
     }
 
@@ -144,15 +201,22 @@ impl Utf8Error {
     ///   invalid sequence starting at `valid_up_to()`. Lossy decoding replaces it with
     ///   U+FFFD and resumes after it.
     pub fn error_len(&self) -> Option<usize> {
-        match self.error_len {
-            0 => None,
-            n => Some(n as usize),
-        }
+        self.detail.error_len()
     }
 
     /// Why the bytes at [`valid_up_to`](Utf8Error::valid_up_to) are not UTF-8.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.detail.kind()
+    }
+}
+
+impl fmt::Debug for Utf8Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Utf8Error")
+            .field("valid_up_to", &self.valid_up_to)
+            .field("error_len", &self.error_len())
+            .field("kind", &self.kind())
+            .finish()
     }
 }
 
@@ -162,12 +226,15 @@ impl fmt::Display for Utf8Error {
             Some(len) => write!(
                 f,
                 "invalid utf-8 sequence of {} bytes from index {} ({})",
-                len, self.valid_up_to, self.kind
+                len,
+                self.valid_up_to,
+                self.kind()
             ),
             None => write!(
                 f,
                 "incomplete utf-8 byte sequence from index {} ({})",
-                self.valid_up_to, self.kind
+                self.valid_up_to,
+                self.kind()
             ),
         }
     }
@@ -185,5 +252,49 @@ impl From<Utf8Error> for std::io::Error {
     /// (recover it with `get_ref()` and `downcast_ref::<Utf8Error>()`).
     fn from(err: Utf8Error) -> std::io::Error {
         std::io::Error::new(std::io::ErrorKind::InvalidData, err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_of_an_error_fits_two_registers() {
+        // The kernels' `from_utf8` entry points return this in two registers (`Detail`).
+        assert_eq!(
+            core::mem::size_of::<Result<(), Utf8Error>>(),
+            2 * core::mem::size_of::<usize>()
+        );
+    }
+
+    #[test]
+    fn detail_keeps_every_kind_and_length() {
+        let cases: [(&[u8], Option<u8>, ErrorKind); 9] = [
+            (b"\x80", Some(1), ErrorKind::UnexpectedContinuation),
+            (b"\xFF", Some(1), ErrorKind::InvalidByte),
+            (b"\xE2\x82", None, ErrorKind::Truncated),
+            (b"\xE0\x80", Some(1), ErrorKind::Overlong),
+            (b"\xED\xA0", Some(1), ErrorKind::Surrogate),
+            (b"\xF4\x90", Some(1), ErrorKind::TooLarge),
+            (b"\xC3x", Some(1), ErrorKind::TooShort),
+            (b"\xE2\x82x", Some(2), ErrorKind::TooShort),
+            (b"\xF0\x9F\x98x", Some(3), ErrorKind::TooShort),
+        ];
+        for (bytes, error_len, kind) in cases {
+            let err = Utf8Error::new(bytes, 0, error_len);
+            assert_eq!(err.kind(), kind, "{bytes:02X?}");
+            assert_eq!(err.error_len(), error_len.map(usize::from), "{bytes:02X?}");
+            assert_eq!(err, crate::from_utf8(bytes).unwrap_err(), "{bytes:02X?}");
+        }
+    }
+
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn debug_shows_error_len_as_std_does() {
+        assert_eq!(
+            alloc::format!("{:?}", Utf8Error::new(b"\xE2\x82x", 0, Some(2))),
+            "Utf8Error { valid_up_to: 0, error_len: Some(2), kind: TooShort }"
+        );
     }
 }

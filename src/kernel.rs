@@ -15,6 +15,16 @@ use crate::scalar::{self, RawError};
 /// The CPU must support the kernel's instruction set.
 pub(crate) type ValidateFn = unsafe fn(&[u8]) -> Result<(), usize>;
 
+/// A kernel's entry point for [`crate::from_utf8`]: a [`ValidateFn`] and `scalar::exact`
+/// in one call, so that the caller keeps nothing alive across it (with a `ValidateFn`,
+/// the bytes are needed after the call, for the exact error). The kernel's answer for
+/// valid input takes the same path as its `ValidateFn`'s; the search for the exact error
+/// is out of line, and the answer comes back in two registers (see `Utf8Error`'s layout).
+///
+/// # Safety
+/// The CPU must support the kernel's instruction set.
+pub(crate) type ExactFn = unsafe fn(&[u8]) -> Result<(), Utf8Error>;
+
 /// A kernel's second entry point, for walking every error (see `src/chunks.rs`): `None`
 /// if the bytes are UTF-8, else the first invalid sequence exactly as `from_utf8` reports
 /// it (where it starts, and its `error_len`: `None` when the bytes end inside it). The
@@ -76,6 +86,7 @@ impl BlockErrors {
 #[derive(Copy, Clone)]
 pub(crate) struct EntryPoints {
     pub(crate) validate: ValidateFn,
+    pub(crate) from_utf8: ExactFn,
     /// A second [`ValidateFn`], for the chunk walker's long windows after an error: the
     /// same answer, but it stops within a few hundred bytes of the first error, for a few
     /// percent more per byte of clean text (`generic::validate_early`).
@@ -91,6 +102,7 @@ impl EntryPoints {
     /// The scalar kernel's, which every CPU runs.
     pub(crate) const SCALAR: EntryPoints = EntryPoints {
         validate: scalar::validate,
+        from_utf8: scalar::from_utf8,
         validate_early: scalar::validate,
         first_invalid: scalar::first_invalid,
         block_errors: scalar::block_errors,
@@ -177,11 +189,10 @@ impl Kernel {
     /// If this CPU cannot run the kernel (see [`Kernel::is_supported`]). No instruction
     /// of the kernel is executed then.
     pub fn from_utf8(self, v: &[u8]) -> Result<&str, Utf8Error> {
-        let validate = self.supported_fn();
-        // SAFETY: `supported_fn` only returns kernels this CPU supports.
-        let result = unsafe { validate(v) };
-        scalar::exact(v, result)?;
-        // SAFETY: `exact` returned `Ok`: `v` is UTF-8.
+        let from_utf8 = self.supported().from_utf8;
+        // SAFETY: `supported` only returns kernels this CPU supports.
+        unsafe { from_utf8(v) }?;
+        // SAFETY: the kernel returned `Ok`: `v` is UTF-8.
         Ok(unsafe { core::str::from_utf8_unchecked(v) })
     }
 
@@ -190,14 +201,15 @@ impl Kernel {
     /// # Panics
     /// If this CPU cannot run the kernel (see [`Kernel::is_supported`]).
     pub fn is_valid(self, v: &[u8]) -> bool {
-        let validate = self.supported_fn();
-        // SAFETY: `supported_fn` only returns kernels this CPU supports.
+        let validate = self.supported().validate;
+        // SAFETY: `supported` only returns kernels this CPU supports.
         unsafe { validate(v) }.is_ok()
     }
 
-    fn supported_fn(self) -> ValidateFn {
-        match self.validate_fn() {
-            Some(validate) => validate,
+    /// The kernel's entry points; panics if this CPU does not support it.
+    fn supported(self) -> EntryPoints {
+        match self.entry_points() {
+            Some(entry) => entry,
             None => panic!(
                 "utf8check: the {} kernel is not supported by this CPU (see Kernel::available())",
                 self.name()
@@ -216,6 +228,7 @@ impl Kernel {
             ($kernel:ident) => {
                 EntryPoints {
                     validate: crate::arch::$kernel::validate,
+                    from_utf8: crate::arch::$kernel::from_utf8,
                     validate_early: crate::arch::$kernel::validate_early,
                     first_invalid: crate::arch::$kernel::first_invalid,
                     block_errors: crate::arch::$kernel::block_errors,

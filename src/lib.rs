@@ -93,8 +93,8 @@ pub use stream::Validator;
 /// how long it is, and why it is invalid.
 #[inline]
 pub fn from_utf8(v: &[u8]) -> Result<&str, Utf8Error> {
-    scalar::exact(v, dispatch::validate(v))?;
-    // SAFETY: `exact` returned `Ok`: `v` is UTF-8.
+    dispatch::from_utf8(v)?;
+    // SAFETY: `dispatch::from_utf8` returned `Ok`: `v` is UTF-8.
     Ok(unsafe { core::str::from_utf8_unchecked(v) })
 }
 
@@ -112,8 +112,8 @@ pub fn from_utf8(v: &[u8]) -> Result<&str, Utf8Error> {
 /// As [`from_utf8`].
 #[inline]
 pub fn from_utf8_mut(v: &mut [u8]) -> Result<&mut str, Utf8Error> {
-    scalar::exact(v, dispatch::validate(v))?;
-    // SAFETY: `exact` returned `Ok`: `v` is UTF-8.
+    dispatch::from_utf8(v)?;
+    // SAFETY: `dispatch::from_utf8` returned `Ok`: `v` is UTF-8.
     Ok(unsafe { core::str::from_utf8_unchecked_mut(v) })
 }
 

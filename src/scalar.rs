@@ -85,18 +85,32 @@ pub(crate) fn block_errors(bytes: &[u8; BLOCK_READ], carry: u64, out: &mut Block
 }
 
 /// Turns a kernel's answer into the exact, std-compatible result.
-#[inline]
+#[inline(always)]
 pub(crate) fn exact(bytes: &[u8], kernel_result: Result<(), usize>) -> Result<(), Utf8Error> {
     match kernel_result {
         Ok(()) => Ok(()),
-        Err(checkpoint) => match first_error(bytes, checkpoint) {
-            Some(err) => Err(err),
-            None => {
-                debug_assert!(false, "a kernel reported an error in valid input");
-                Ok(())
-            }
-        },
+        Err(checkpoint) => exact_error(bytes, checkpoint),
     }
+}
+
+/// [`exact`]'s answer after an `Err(checkpoint)`: out of line, so that the caller's
+/// path for valid input (a kernel's [`crate::kernel::ExactFn`] above all) keeps no more
+/// registers than the kernel itself.
+#[cold]
+#[inline(never)]
+fn exact_error(bytes: &[u8], checkpoint: usize) -> Result<(), Utf8Error> {
+    match first_error(bytes, checkpoint) {
+        Some(err) => Err(err),
+        None => {
+            debug_assert!(false, "a kernel reported an error in valid input");
+            Ok(())
+        }
+    }
+}
+
+/// The scalar kernel's [`crate::kernel::ExactFn`].
+pub(crate) fn from_utf8(bytes: &[u8]) -> Result<(), Utf8Error> {
+    run(bytes, 0).map_err(|(valid_up_to, error_len)| Utf8Error::new(bytes, valid_up_to, error_len))
 }
 
 /// Finds the first error in `bytes`, given that a kernel reported `checkpoint`: no byte
