@@ -1,6 +1,6 @@
-//! The dispatcher behind [`crate::from_utf8`] and [`crate::is_valid`] ([`validate`]), and
-//! behind the chunk walker's search for the next error ([`first_invalid`],
-//! [`validate_early`], [`block_errors`]).
+//! The dispatcher behind [`crate::is_valid`] ([`validate`]) and [`crate::from_utf8`]
+//! ([`from_utf8`]), and behind the chunk walker's search for the next error
+//! ([`first_invalid`], [`validate_early`], [`block_errors`]).
 //!
 //! When the compile-time target guarantees a kernel (`-C target-feature=+avx2`,
 //! `-C target-cpu=native` on an AVX2 or AVX-512 machine, or NEON on 64-bit Arm) the call
