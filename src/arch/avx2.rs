@@ -12,10 +12,9 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::error::Utf8Error;
 use crate::generic::{self, read_partial_words, Vector};
 use crate::kernel::{BlockErrors, BLOCK_READ};
-use crate::scalar::{self, RawError};
+use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
 pub(crate) struct Avx2(__m256i);
@@ -198,34 +197,7 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Avx2>(bytes) }
 }
 
-/// Validates `bytes` with AVX2 and finds the exact error (see
-/// [`crate::kernel::ExactFn`]).
-///
-/// # Safety
-/// As [`validate`].
-#[target_feature(enable = "avx2,bmi1,popcnt")]
-pub(crate) unsafe fn from_utf8(bytes: &[u8]) -> Result<(), Utf8Error> {
-    // SAFETY: AVX2 is supported (this function's contract); the input is short enough
-    // for the inline path.
-    unsafe {
-        if bytes.len() < generic::windows_from::<Avx2>() {
-            return generic::from_utf8_without_windows::<Avx2>(bytes);
-        }
-        from_utf8_windows(bytes)
-    }
-}
-
-/// [`from_utf8`] for inputs long enough for the windows (see
-/// [`generic::from_utf8_without_windows`]).
-///
-/// # Safety
-/// As [`validate`].
-#[inline(never)]
-#[target_feature(enable = "avx2,bmi1,popcnt")]
-unsafe fn from_utf8_windows(bytes: &[u8]) -> Result<(), Utf8Error> {
-    // SAFETY: AVX2 is supported (this function's contract).
-    scalar::exact(bytes, unsafe { validate(bytes) })
-}
+from_utf8_entry_point!(Avx2, "avx2,bmi1,popcnt");
 
 /// Validates `bytes` with AVX2, stopping within 512 bytes of an error (see
 /// [`crate::kernel::EntryPoints::validate_early`]).

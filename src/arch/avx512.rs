@@ -20,10 +20,9 @@
 
 use core::arch::x86_64::*;
 
-use crate::error::Utf8Error;
 use crate::generic::{self, Vector, BLOCK};
 use crate::kernel::{BlockErrors, BLOCK_READ};
-use crate::scalar::{self, RawError};
+use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
 pub(crate) struct Avx512(__m512i);
@@ -218,16 +217,17 @@ unsafe fn straddle(prev: Avx512, cur: Avx512) -> __m512i {
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: AVX-512F, AVX-512BW, AVX-512 VBMI, BMI1, BMI2 and POPCNT are supported (this
-    // function's contract); the input fits one register.
+    // function's contract); `validate_in_register` gets at most 64 bytes.
     unsafe {
         if bytes.len() <= BLOCK {
-            return generic::validate_register(whole_input(bytes));
+            return validate_in_register(bytes);
         }
         generic::validate::<Avx512>(bytes)
     }
 }
 
-/// An input of up to 64 bytes in one register, zeros after it.
+/// Validates an input of up to 64 bytes in one register, zeros after it (see
+/// [`generic::validate_register`]).
 ///
 /// A whole block is a plain load: with the masked load (every bit of its mask set),
 /// `from_utf8` on 64-byte inputs took 6.0 ns against `is_valid`'s 4.7 ns in `cargo bench
@@ -236,52 +236,26 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 /// faster.
 ///
 /// # Safety
-/// The CPU must support AVX-512F, AVX-512BW and BMI2; `bytes.len() <= 64`.
+/// As [`validate`]; `bytes.len() <= 64`.
 #[inline(always)]
-unsafe fn whole_input(bytes: &[u8]) -> Avx512 {
-    // SAFETY: the CPU supports the loads (caller's guarantee); an input of 64 bytes is in
+unsafe fn validate_in_register(bytes: &[u8]) -> Result<(), usize> {
+    // SAFETY: the CPU supports the kernel (caller's guarantee); an input of 64 bytes is in
     // bounds of the plain load, a shorter one of the masked load.
     unsafe {
-        if bytes.len() == BLOCK {
+        let only = if bytes.len() == BLOCK {
             Avx512::load(bytes.as_ptr())
         } else {
             Avx512::load_upto(bytes.as_ptr(), bytes.len())
-        }
+        };
+        generic::validate_register(only)
     }
 }
 
-/// Validates `bytes` with AVX-512 and finds the exact error (see
-/// [`crate::kernel::ExactFn`]). An input of up to 64 bytes is one register, as in
-/// [`validate`].
-///
-/// # Safety
-/// As [`validate`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn from_utf8(bytes: &[u8]) -> Result<(), Utf8Error> {
-    // SAFETY: the features of `validate` and `from_utf8_windows` are supported (this
-    // function's contract); the input fits one register.
-    unsafe {
-        if bytes.len() <= BLOCK {
-            return scalar::exact(bytes, generic::validate_register(whole_input(bytes)));
-        }
-        if bytes.len() < generic::windows_from::<Avx512>() {
-            return generic::from_utf8_without_windows::<Avx512>(bytes);
-        }
-        from_utf8_windows(bytes)
-    }
-}
-
-/// [`from_utf8`] for inputs long enough for the windows (see
-/// [`generic::from_utf8_without_windows`]).
-///
-/// # Safety
-/// As [`validate`].
-#[inline(never)]
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi1,bmi2,popcnt")]
-unsafe fn from_utf8_windows(bytes: &[u8]) -> Result<(), Utf8Error> {
-    // SAFETY: the features of `validate` are supported (this function's contract).
-    scalar::exact(bytes, unsafe { validate(bytes) })
-}
+from_utf8_entry_point!(
+    Avx512,
+    "avx512f,avx512bw,avx512vbmi,bmi1,bmi2,popcnt",
+    BLOCK => validate_in_register
+);
 
 /// Validates `bytes` with AVX-512, stopping within 512 bytes of an error (see
 /// [`crate::kernel::EntryPoints::validate_early`]).

@@ -3,10 +3,9 @@
 
 use core::arch::aarch64::*;
 
-use crate::error::Utf8Error;
 use crate::generic::{self, read_partial_words, Vector};
 use crate::kernel::{BlockErrors, BLOCK_READ};
-use crate::scalar::{self, RawError};
+use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
 pub(crate) struct Neon(uint8x16_t);
@@ -175,34 +174,7 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Neon>(bytes) }
 }
 
-/// Validates `bytes` with NEON and finds the exact error (see
-/// [`crate::kernel::ExactFn`]).
-///
-/// # Safety
-/// As [`validate`].
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn from_utf8(bytes: &[u8]) -> Result<(), Utf8Error> {
-    // SAFETY: NEON is supported (this function's contract); the input is short enough
-    // for the inline path.
-    unsafe {
-        if bytes.len() < generic::windows_from::<Neon>() {
-            return generic::from_utf8_without_windows::<Neon>(bytes);
-        }
-        from_utf8_windows(bytes)
-    }
-}
-
-/// [`from_utf8`] for inputs long enough for the windows (see
-/// [`generic::from_utf8_without_windows`]).
-///
-/// # Safety
-/// As [`validate`].
-#[inline(never)]
-#[target_feature(enable = "neon")]
-unsafe fn from_utf8_windows(bytes: &[u8]) -> Result<(), Utf8Error> {
-    // SAFETY: NEON is supported (this function's contract).
-    scalar::exact(bytes, unsafe { validate(bytes) })
-}
+from_utf8_entry_point!(Neon, "neon");
 
 /// Validates `bytes` with NEON, stopping within 512 bytes of an error (see
 /// [`crate::kernel::EntryPoints::validate_early`]).

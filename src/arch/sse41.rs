@@ -6,10 +6,9 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::error::Utf8Error;
 use crate::generic::{self, read_partial_words, Vector};
 use crate::kernel::{BlockErrors, BLOCK_READ};
-use crate::scalar::{self, RawError};
+use crate::scalar::RawError;
 
 #[derive(Copy, Clone)]
 pub(crate) struct Sse41(__m128i);
@@ -169,34 +168,7 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
     unsafe { generic::validate::<Sse41>(bytes) }
 }
 
-/// Validates `bytes` with SSE4.1 and finds the exact error (see
-/// [`crate::kernel::ExactFn`]).
-///
-/// # Safety
-/// As [`validate`].
-#[target_feature(enable = "sse4.1")]
-pub(crate) unsafe fn from_utf8(bytes: &[u8]) -> Result<(), Utf8Error> {
-    // SAFETY: SSE4.1 is supported (this function's contract); the input is short enough
-    // for the inline path.
-    unsafe {
-        if bytes.len() < generic::windows_from::<Sse41>() {
-            return generic::from_utf8_without_windows::<Sse41>(bytes);
-        }
-        from_utf8_windows(bytes)
-    }
-}
-
-/// [`from_utf8`] for inputs long enough for the windows (see
-/// [`generic::from_utf8_without_windows`]).
-///
-/// # Safety
-/// As [`validate`].
-#[inline(never)]
-#[target_feature(enable = "sse4.1")]
-unsafe fn from_utf8_windows(bytes: &[u8]) -> Result<(), Utf8Error> {
-    // SAFETY: SSE4.1 is supported (this function's contract).
-    scalar::exact(bytes, unsafe { validate(bytes) })
-}
+from_utf8_entry_point!(Sse41, "sse4.1");
 
 /// Validates `bytes` with SSE4.1, stopping within 512 bytes of an error (see
 /// [`crate::kernel::EntryPoints::validate_early`]).
