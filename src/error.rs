@@ -130,7 +130,14 @@ enum Detail {
 impl Detail {
     /// The error of `error_len` at `bytes[0]`, where `bytes` starts at `valid_up_to`.
     fn classify(bytes: &[u8], error_len: Option<u8>) -> Detail {
-        match ErrorKind::classify(bytes, error_len) {
+        let kind = ErrorKind::classify(bytes, error_len);
+        // Only a sequence cut short can be longer than its lead byte (std's maximal
+        // subpart); only a truncated one has no length.
+        debug_assert!(
+            kind == ErrorKind::TooShort || error_len == (kind != ErrorKind::Truncated).then_some(1),
+            "{kind:?} with error_len {error_len:?}"
+        );
+        match kind {
             ErrorKind::UnexpectedContinuation => Detail::UnexpectedContinuation,
             ErrorKind::InvalidByte => Detail::InvalidByte,
             ErrorKind::Truncated => Detail::Truncated,
