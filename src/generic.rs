@@ -1569,10 +1569,10 @@ unsafe fn validate_without_windows<V: Vector>(bytes: &[u8]) -> Result<(), usize>
 /// entry: six pushes and pops, as LLVM saves them on every path if any path needs them
 /// (for 128 bytes of ASCII, `from_utf8` took 5.4 ns against `is_valid`'s 3.1 ns). The
 /// straight-line paths for shorter inputs need no such registers: they keep the bytes
-/// where they came in, and the error search is a tail call. So a kernel's entry point
-/// runs this inline and calls an out-of-line function for longer inputs (with a direct
-/// call: LLVM inlined it when passed as a function pointer here), which alone saves
-/// registers.
+/// where they came in, and the error search is called from a cold block that saves what
+/// it needs itself. So a kernel's entry point (`from_utf8_entry_point!`) runs this inline
+/// and calls an out-of-line function for longer inputs, which alone saves registers.
+/// (A direct call: passed to a generic function as a function pointer, LLVM inlined it.)
 ///
 /// # Safety
 /// The CPU must support `V`; `bytes.len() < windows_from::<V>()`.

@@ -1,6 +1,7 @@
 //! One module per instruction set: each wraps a register type in [`crate::generic::Vector`]
-//! and exports a `validate` entry point that enables its instruction set and runs the
-//! generic algorithm. Nothing else lives here.
+//! and exports entry points (`validate`, `from_utf8`, the chunk walker's) that enable its
+//! instruction set and run the generic algorithm. Nothing else lives here but the macro
+//! that writes every kernel's `from_utf8`.
 
 /// Writes a kernel's `from_utf8` entry point ([`crate::kernel::ExactFn`]) and the
 /// out-of-line function it calls for inputs long enough for the windows (see
