@@ -17,7 +17,10 @@
 //!
 //! Interleaved rounds, medians, direct calls (`common/measure.rs`). Prints markdown
 //! tables of GB/s and ratios, and writes `target/bench/density.csv` (whole sweeps only) for
-//! `benches/chart.py`.
+//! `benches/chart.py`. Where `utf8check` picks AVX-512, each cell has a fourth ratio: the
+//! AVX2 kernel, which Zen 3 runs, against `simdutf8::basic` ([`measure::avx2_column`]).
+//! (`RUSTFLAGS="-C target-cpu=x86-64-v3"` builds both crates for AVX2 alone: the AVX2
+//! kernel through the ordinary entry points.)
 
 #[path = "common/corpus.rs"]
 mod corpus;
@@ -109,10 +112,15 @@ fn main() {
         sizes = vec![64 << 10, 256 << 10, 1 << 20];
     }
     let sse = measure::has_sse42() && Kernel::Sse41.is_supported();
-    let mut csv = String::from("size,insert,placement,spacing,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42\n");
-    let mut summary: Vec<(usize, [f64; 3])> = Vec::new();
+    let avx2 = measure::avx2_column();
+    let mut csv = String::from("size,insert,placement,spacing,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42,avx2\n");
+    let mut summary: Vec<(usize, [f64; 4])> = Vec::new();
     for &size in &sizes {
-        println!("## Density sweep, {} KiB (is_valid / simdutf8-basic, from_utf8 / simdutf8-compat, sse4.1 / simdutf8-sse42)\n", size >> 10);
+        println!(
+            "## Density sweep, {} KiB (is_valid / simdutf8-basic, from_utf8 / simdutf8-compat, sse4.1 / simdutf8-sse42{})\n",
+            size >> 10,
+            if avx2 { ", avx2 / simdutf8-basic" } else { "" }
+        );
         let header: Vec<String> = INSERTS
             .iter()
             .flat_map(|(name, _)| ["regular", "jittered"].map(|p| format!("{name}, {p}")))
@@ -144,18 +152,31 @@ fn main() {
                         utf8check::is_valid,
                         |v| !sse || Kernel::Sse41.is_valid(v),
                         |v| !sse || measure::simdutf8_sse42(v),
+                        |v| !avx2 || Kernel::Avx2.is_valid(v),
                     );
                     let mean_len =
                         ranges.iter().map(|r| r.len()).sum::<usize>() as f64 / ranges.len() as f64;
                     let gbps: Vec<f64> = ns.iter().map(|ns| mean_len / ns).collect();
-                    let r = [gbps[4] / gbps[1], gbps[3] / gbps[2], gbps[5] / gbps[6]];
+                    let r = [
+                        gbps[4] / gbps[1],
+                        gbps[3] / gbps[2],
+                        gbps[5] / gbps[6],
+                        gbps[7] / gbps[1],
+                    ];
                     summary.push((size, r));
-                    let _ = write!(row, " {:.2} / {:.2} / {:.2} |", r[0], r[1], r[2]);
+                    let _ = write!(row, " {:.2} / {:.2} / {:.2}", r[0], r[1], r[2]);
+                    if avx2 {
+                        let _ = write!(row, " / {:.2}", r[3]);
+                    }
+                    row.push_str(" |");
+                    // Columns not measured on this CPU are left empty.
+                    let measured = [true, true, true, true, true, sse, sse, avx2];
                     let _ = writeln!(
                         csv,
                         "{size},{name},{placement},{spacing},{}",
                         gbps.iter()
-                            .map(|g| format!("{g:.3}"))
+                            .zip(measured)
+                            .map(|(g, m)| if m { format!("{g:.3}") } else { String::new() })
                             .collect::<Vec<_>>()
                             .join(",")
                     );
@@ -166,10 +187,15 @@ fn main() {
         println!();
     }
     println!("**Over the sweep**: geometric mean (lowest cell) of each ratio\n");
-    println!("| size | is_valid / basic | from_utf8 / compat | sse4.1 / simdutf8-sse42 |");
-    println!("|---:|---:|---:|---:|");
+    println!(
+        "| size | is_valid / basic | from_utf8 / compat | sse4.1 / simdutf8-sse42 | avx2 / basic |"
+    );
+    println!("|---:|---:|---:|---:|---:|");
     for &size in &sizes {
-        let cell = |i: usize| {
+        let cell = |i: usize, measured: bool| {
+            if !measured {
+                return "-".to_string();
+            }
             let values: Vec<f64> = summary
                 .iter()
                 .filter(|(s, _)| *s == size)
@@ -179,11 +205,12 @@ fn main() {
             format!("{:.2}x ({:.2}x)", measure::geomean(&values), min)
         };
         println!(
-            "| {} KiB | {} | {} | {} |",
+            "| {} KiB | {} | {} | {} | {} |",
             size >> 10,
-            cell(0),
-            cell(1),
-            cell(2)
+            cell(0, true),
+            cell(1, true),
+            cell(2, sse),
+            cell(3, avx2)
         );
     }
     if !spacings.is_empty() || !placements.is_empty() {

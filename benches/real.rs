@@ -16,7 +16,11 @@
 //! Comparisons: `from_utf8` against `simdutf8::compat` (both find the error position),
 //! `is_valid` against `simdutf8::basic` (yes or no), and the SSE4.1 kernel
 //! (`Kernel::Sse41.is_valid`) against simdutf8's SSE 4.2 kernel (`public_imp`), for CPUs
-//! or builds without AVX2.
+//! or builds without AVX2. Where `utf8check` picks AVX-512, the files are also checked
+//! with the AVX2 kernel (`Kernel::Avx2.is_valid`) against `simdutf8::basic`
+//! ([`measure::avx2_column`]): what Zen 3 runs. The AVX2 kernel on short pieces, where
+//! `Kernel`'s indirect call would weigh, is measured with the whole benchmark built for
+//! AVX2: `RUSTFLAGS="-C target-cpu=x86-64-v3" cargo bench --bench real`.
 
 #[path = "common/measure.rs"]
 #[macro_use]
@@ -57,13 +61,14 @@ fn out_dir() -> std::path::PathBuf {
 /// GB/s of each implementation on each whole file, and the ratios per file and class.
 fn bench_files(files: &[File]) {
     let sse = measure::has_sse42() && Kernel::Sse41.is_supported();
+    let avx2 = measure::avx2_column();
     println!("## Real text, whole files (GB/s)\n");
     println!(
-        "| file | class | ASCII blocks | std | simdutf8-basic | simdutf8-compat | from_utf8 | is_valid | sse4.1 | simdutf8-sse42 | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 |"
+        "| file | class | ASCII blocks | std | simdutf8-basic | simdutf8-compat | from_utf8 | is_valid | sse4.1 | simdutf8-sse42 | avx2 | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 | avx2 / basic |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mut csv = String::from("file,class,ascii_blocks,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42\n");
-    let mut ratios: Vec<(Class, [f64; 3])> = Vec::new();
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut csv = String::from("file,class,ascii_blocks,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42,avx2\n");
+    let mut ratios: Vec<(Class, [f64; 4])> = Vec::new();
     for file in files {
         let ranges = vec![Range {
             start: 0,
@@ -77,24 +82,40 @@ fn bench_files(files: &[File]) {
             utf8check::is_valid,
             |v| !sse || Kernel::Sse41.is_valid(v),
             |v| !sse || measure::simdutf8_sse42(v),
+            |v| !avx2 || Kernel::Avx2.is_valid(v),
         );
         let gbps: Vec<f64> = ns.iter().map(|ns| file.bytes.len() as f64 / ns).collect();
-        let r = [gbps[3] / gbps[2], gbps[4] / gbps[1], gbps[5] / gbps[6]];
+        let r = [
+            gbps[3] / gbps[2],
+            gbps[4] / gbps[1],
+            gbps[5] / gbps[6],
+            gbps[7] / gbps[1],
+        ];
         ratios.push((file.class, r));
-        let cells: Vec<String> = gbps.iter().map(|g| format!("{g:.2}")).collect();
+        // Columns not measured on this CPU are left empty.
+        let measured = [true, true, true, true, true, sse, sse, avx2];
+        let cells: Vec<String> = gbps
+            .iter()
+            .zip(measured)
+            .map(|(g, m)| if m { format!("{g:.2}") } else { "-".into() })
+            .collect();
+        let ratio = |i: usize, m: bool| {
+            if m {
+                format!("{:.2}x", r[i])
+            } else {
+                "-".into()
+            }
+        };
         println!(
-            "| {} | {} | {:.0}% | {} | {:.2}x | {:.2}x | {} |",
+            "| {} | {} | {:.0}% | {} | {} | {} | {} | {} |",
             file.name,
             file.class.name(),
             file.ascii_blocks * 100.0,
             cells.join(" | "),
-            r[0],
-            r[1],
-            if sse {
-                format!("{:.2}x", r[2])
-            } else {
-                "-".into()
-            }
+            ratio(0, true),
+            ratio(1, true),
+            ratio(2, sse),
+            ratio(3, avx2),
         );
         let _ = writeln!(
             csv,
@@ -103,16 +124,17 @@ fn bench_files(files: &[File]) {
             file.class.name(),
             file.ascii_blocks,
             gbps.iter()
-                .map(|g| format!("{g:.3}"))
+                .zip(measured)
+                .map(|(g, m)| if m { format!("{g:.3}") } else { String::new() })
                 .collect::<Vec<_>>()
                 .join(",")
         );
     }
     println!("\n**By class**: geometric mean (lowest file) of each ratio\n");
-    println!("| class | files | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 |");
-    println!("|---|---:|---:|---:|---:|");
+    println!("| class | files | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 | avx2 / basic |");
+    println!("|---|---:|---:|---:|---:|---:|");
     for class in Class::ALL {
-        let of_class: Vec<&[f64; 3]> = ratios
+        let of_class: Vec<&[f64; 4]> = ratios
             .iter()
             .filter(|(c, _)| *c == class)
             .map(|(_, r)| r)
@@ -120,18 +142,22 @@ fn bench_files(files: &[File]) {
         if of_class.is_empty() {
             continue;
         }
-        let cell = |i: usize| {
+        let cell = |i: usize, measured: bool| {
+            if !measured {
+                return "-".to_string();
+            }
             let values: Vec<f64> = of_class.iter().map(|r| r[i]).collect();
             let min = values.iter().copied().fold(f64::INFINITY, f64::min);
             format!("{:.2}x ({:.2}x)", measure::geomean(&values), min)
         };
         println!(
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             class.name(),
             of_class.len(),
-            cell(0),
-            cell(1),
-            cell(2)
+            cell(0, true),
+            cell(1, true),
+            cell(2, sse),
+            cell(3, avx2)
         );
     }
     println!();

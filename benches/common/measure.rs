@@ -229,6 +229,16 @@ pub fn simdutf8_sse42(bytes: &[u8]) -> bool {
     unsafe { simdutf8::basic::imp::x86::sse42::validate_utf8(bytes).is_ok() }
 }
 
+/// Is the AVX2 kernel measured in a column of its own? Where this CPU has it but
+/// `utf8check` picks another (AVX-512): that is the kernel Zen 3 and every CPU without
+/// AVX-512 runs, and without this column a host with AVX-512 never shows it. It is
+/// compared with `simdutf8::basic`, whose AVX2 code every such CPU runs. Where AVX2 is
+/// what `utf8check` picks, `is_valid` is already that column.
+pub fn avx2_column() -> bool {
+    utf8check::Kernel::Avx2.is_supported()
+        && utf8check::Kernel::detected() != utf8check::Kernel::Avx2
+}
+
 /// Can this CPU run [`simdutf8_sse42`] and utf8check's SSE4.1 kernel?
 pub fn has_sse42() -> bool {
     #[cfg(target_arch = "x86_64")]
