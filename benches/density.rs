@@ -164,7 +164,13 @@ fn main() {
                         gbps[7] / gbps[1],
                     ];
                     summary.push((size, r));
-                    let _ = write!(row, " {:.2} / {:.2} / {:.2}", r[0], r[1], r[2]);
+                    // (`-` on a CPU without SSE4.1: nothing was measured.)
+                    let sse_ratio = if sse {
+                        format!("{:.2}", r[2])
+                    } else {
+                        "-".into()
+                    };
+                    let _ = write!(row, " {:.2} / {:.2} / {sse_ratio}", r[0], r[1]);
                     if avx2 {
                         let _ = write!(row, " / {:.2}", r[3]);
                     }
@@ -174,11 +180,7 @@ fn main() {
                     let _ = writeln!(
                         csv,
                         "{size},{name},{placement},{spacing},{}",
-                        gbps.iter()
-                            .zip(measured)
-                            .map(|(g, m)| if m { format!("{g:.3}") } else { String::new() })
-                            .collect::<Vec<_>>()
-                            .join(",")
+                        measure::csv_fields(&gbps, &measured)
                     );
                 }
             }
@@ -193,16 +195,8 @@ fn main() {
     println!("|---:|---:|---:|---:|---:|");
     for &size in &sizes {
         let cell = |i: usize, measured: bool| {
-            if !measured {
-                return "-".to_string();
-            }
-            let values: Vec<f64> = summary
-                .iter()
-                .filter(|(s, _)| *s == size)
-                .map(|(_, r)| r[i])
-                .collect();
-            let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-            format!("{:.2}x ({:.2}x)", measure::geomean(&values), min)
+            let of_size = summary.iter().filter(|(s, _)| *s == size);
+            measure::summary_cell(of_size.map(|(_, r)| r[i]), measured)
         };
         println!(
             "| {} KiB | {} | {} | {} | {} |",

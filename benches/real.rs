@@ -123,11 +123,7 @@ fn bench_files(files: &[File]) {
             file.name,
             file.class.name(),
             file.ascii_blocks,
-            gbps.iter()
-                .zip(measured)
-                .map(|(g, m)| if m { format!("{g:.3}") } else { String::new() })
-                .collect::<Vec<_>>()
-                .join(",")
+            measure::csv_fields(&gbps, &measured)
         );
     }
     println!("\n**By class**: geometric mean (lowest file) of each ratio\n");
@@ -143,12 +139,7 @@ fn bench_files(files: &[File]) {
             continue;
         }
         let cell = |i: usize, measured: bool| {
-            if !measured {
-                return "-".to_string();
-            }
-            let values: Vec<f64> = of_class.iter().map(|r| r[i]).collect();
-            let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-            format!("{:.2}x ({:.2}x)", measure::geomean(&values), min)
+            measure::summary_cell(of_class.iter().map(|r| r[i]), measured)
         };
         println!(
             "| {} | {} | {} | {} | {} | {} |",

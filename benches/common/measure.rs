@@ -74,6 +74,27 @@ pub fn geomean(values: &[f64]) -> f64 {
     (values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp()
 }
 
+/// A summary cell of ratios: their geometric mean and, in parentheses, the lowest, as
+/// `1.23x (0.98x)`; `-` where the column was not measured on this CPU.
+pub fn summary_cell(ratios: impl Iterator<Item = f64>, measured: bool) -> String {
+    if !measured {
+        return "-".into();
+    }
+    let values: Vec<f64> = ratios.collect();
+    let lowest = values.iter().copied().fold(f64::INFINITY, f64::min);
+    format!("{:.2}x ({lowest:.2}x)", geomean(&values))
+}
+
+/// The CSV fields of one row of GB/s, three decimals each, empty where the column was not
+/// measured on this CPU (`benches/chart.py` reads an empty field as no data).
+pub fn csv_fields(gbps: &[f64], measured: &[bool]) -> String {
+    gbps.iter()
+        .zip(measured)
+        .map(|(g, &m)| if m { format!("{g:.3}") } else { String::new() })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Runs `rounds` rounds over the slices; each round times every listed implementation
 /// once, in turn, each timed pass preceded by [`scrub`]. Evaluates to the median
 /// nanoseconds per slice of each, in order.
