@@ -413,10 +413,10 @@ unsafe fn skip_ascii_pairs<V: Vector>(bytes: &[u8], mut pos: usize, end: usize) 
 /// (Intel Xeon, Emerald Rapids, 256 KiB buffers, four code placements, against the same
 /// code without it): a non-ASCII character every 4 KiB 1.10x to 1.12x faster, every 1
 /// KiB 1.05x to 1.09x, all ASCII 1.08x to 1.20x, while the host ran fast; 0.96x to 1.08x
-/// while it ran at half that speed; whole files of real text 1.00x. With the AVX-512 kernel the same prefetch made sparse text
-/// 0.94x to 0.97x as fast, with the SSE4.1 kernel ASCII 0.94x: they do without. Not
-/// measured on Zen 3. (Farther, 512 B to 2 KiB ahead, one line per pair, it measured
-/// nothing: `docs/benchmarks.md`, session 28.)
+/// while it ran at half that speed; whole files of real text 1.00x. With the AVX-512
+/// kernel the same prefetch made sparse text 0.94x to 0.97x as fast, with the SSE4.1
+/// kernel ASCII 0.94x: they do without. Not measured on Zen 3. (Farther, 512 B to 2 KiB
+/// ahead, one line per pair, it measured nothing: `docs/benchmarks.md`, session 28.)
 const PREFETCH_AHEAD: usize = 2 * BLOCK;
 
 /// Checks the register `cur`, shifting the bytes before it in from `prev` (the register
