@@ -150,11 +150,6 @@ pub(crate) trait Vector: Copy {
     unsafe fn signed_lt(self, other: Self) -> Self;
     /// Per byte, `0xFF` where `self == other`, else 0.
     unsafe fn equal(self, other: Self) -> Self;
-    /// Asks for the cache line at `ptr` in L1 ahead of its loads ([`skip_ascii_pairs`]).
-    /// `ptr` may lie past the input: a prefetch never faults and reads nothing. A no-op
-    /// except in the AVX2 kernel, the one it made faster (see [`PREFETCH_AHEAD`]).
-    #[inline(always)]
-    unsafe fn prefetch(_ptr: *const u8) {}
 }
 
 /// The constants of [`check`], splatted once per call (the compiler keeps them in
@@ -389,35 +384,27 @@ unsafe fn ends_are_ascii_by<V: Vector>(bytes: &[u8], unit: usize) -> bool {
 /// Skips the all-ASCII pairs of blocks at `pos`: returns the position of the first pair
 /// that is not all ASCII or does not end by `end`.
 ///
+/// No software prefetch: the hardware prefetchers follow this stream. (Session 29 asked
+/// for the next pair's two cache lines in the AVX2 kernel, which an Intel Xeon, Emerald
+/// Rapids, ran up to 1.2x faster on ASCII; on an AMD EPYC, Zen 4, the loop without it
+/// was 1.04x to 1.07x faster on ASCII and 1.05x to 1.09x with a character every 1 to 4
+/// KiB, at 64 KiB over four code placements, and neutral on real text. Zen 3, the AVX2
+/// kernel's main target, is AMD's: `docs/design.md`.)
+///
 /// # Safety
 /// `end <= bytes.len()`; the CPU must support `V`.
 #[inline(always)]
 unsafe fn skip_ascii_pairs<V: Vector>(bytes: &[u8], mut pos: usize, end: usize) -> usize {
     let ptr = bytes.as_ptr();
     // SAFETY: each test reads `pos .. pos + 2 * BLOCK` right after checking that it ends
-    // by `end <= len`; the CPU supports `V` (caller's guarantee). The prefetches read
-    // nothing (their addresses, made with `wrapping_add`, may lie past the input).
+    // by `end <= len`; the CPU supports `V` (caller's guarantee).
     unsafe {
         while pos + 2 * BLOCK <= end && is_ascii::<V>(ptr.add(pos), 2 * BLOCK) {
-            V::prefetch(ptr.wrapping_add(pos + PREFETCH_AHEAD));
-            V::prefetch(ptr.wrapping_add(pos + PREFETCH_AHEAD + BLOCK));
             pos += 2 * BLOCK;
         }
     }
     pos
 }
-
-/// How far ahead of the pair of blocks it tests [`skip_ascii_pairs`] asks for two cache
-/// lines ([`Vector::prefetch`]): those of the next pair, 128 bytes ahead, as simdutf8's
-/// AVX2 loop asks for the line 128 bytes ahead of each block. With the AVX2 kernel
-/// (Intel Xeon, Emerald Rapids, 256 KiB buffers, four code placements, against the same
-/// code without it): a non-ASCII character every 4 KiB 1.10x to 1.12x faster, every 1
-/// KiB 1.05x to 1.09x, all ASCII 1.08x to 1.20x, while the host ran fast; 0.96x to 1.08x
-/// while it ran at half that speed; whole files of real text 1.00x. With the AVX-512
-/// kernel the same prefetch made sparse text 0.94x to 0.97x as fast, with the SSE4.1
-/// kernel ASCII 0.94x: they do without. Not measured on Zen 3. (Farther, 512 B to 2 KiB
-/// ahead, one line per pair, it measured nothing: `docs/benchmarks.md`, session 28.)
-const PREFETCH_AHEAD: usize = 2 * BLOCK;
 
 /// Checks the register `cur`, shifting the bytes before it in from `prev` (the register
 /// before it; zeros before the start of the input).

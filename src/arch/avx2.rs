@@ -25,13 +25,6 @@ impl Vector for Avx2 {
     const BYTES: usize = 32;
 
     #[inline(always)]
-    unsafe fn prefetch(ptr: *const u8) {
-        // SAFETY: SSE is supported (AVX2 implies it); a prefetch reads nothing and never
-        // faults, whatever the address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr.cast()) }
-    }
-
-    #[inline(always)]
     unsafe fn splat(byte: u8) -> Self {
         // SAFETY: AVX2 is supported (trait contract).
         unsafe { Avx2(_mm256_set1_epi8(byte as i8)) }
