@@ -140,6 +140,18 @@ pub(crate) trait Vector: Copy {
     unsafe fn prev3(self, prev: Self) -> Self;
     /// No byte has its high bit set.
     unsafe fn is_ascii(self) -> bool;
+    /// Are the `len` bytes at `ptr` all ASCII (`len` a multiple of `BYTES`)? The OR of
+    /// their registers ([`or_of`]) and one [`Vector::is_ascii`], unless a kernel tests
+    /// them faster with other loads (the AVX-512 kernel on Zen 4).
+    ///
+    /// # Safety
+    /// `ptr .. ptr + len` must be in bounds.
+    #[inline(always)]
+    unsafe fn all_ascii(ptr: *const u8, len: usize) -> bool {
+        // SAFETY: the caller's guarantee is `or_of`'s; the CPU supports `Self` (trait
+        // contract).
+        unsafe { or_of::<Self>(ptr, len).is_ascii() }
+    }
     /// Every byte is zero.
     unsafe fn is_zero(self) -> bool;
     /// The index of the first byte that is not zero, `BYTES` if every byte is.
@@ -270,14 +282,15 @@ unsafe fn check_block<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
 }
 
 /// Are the `len` bytes at `ptr` all ASCII? (`len` is a multiple of `BYTES`, and a
-/// constant where this is inlined, so that the loop unrolls.)
+/// constant where this is inlined, so that the loop unrolls.) The test of every block and
+/// pair of blocks in the main loop: [`Vector::all_ascii`].
 ///
 /// # Safety
 /// `ptr .. ptr + len` must be in bounds, and the CPU must support `V`.
 #[inline(always)]
 unsafe fn is_ascii<V: Vector>(ptr: *const u8, len: usize) -> bool {
-    // SAFETY: the caller's guarantee is `or_of`'s.
-    unsafe { or_of::<V>(ptr, len).is_ascii() }
+    // SAFETY: the caller's guarantee is `all_ascii`'s.
+    unsafe { V::all_ascii(ptr, len) }
 }
 
 /// The OR of the registers of the `len` bytes at `ptr`, whose high bits say whether they
