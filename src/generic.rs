@@ -140,9 +140,9 @@ pub(crate) trait Vector: Copy {
     unsafe fn prev3(self, prev: Self) -> Self;
     /// No byte has its high bit set.
     unsafe fn is_ascii(self) -> bool;
-    /// Are the `len` bytes at `ptr` all ASCII (`len` a multiple of `BYTES`)? The OR of
-    /// their registers ([`or_of`]) and one [`Vector::is_ascii`], unless a kernel tests
-    /// them faster with other loads (the AVX-512 kernel on Zen 4).
+    /// Are the `len` bytes at `ptr` all ASCII (`len` a positive multiple of `BYTES`)? The
+    /// OR of their registers ([`or_of`]) and one [`Vector::is_ascii`], unless a kernel
+    /// tests them faster with other loads (the AVX-512 kernel on Zen 4).
     ///
     /// # Safety
     /// `ptr .. ptr + len` must be in bounds.

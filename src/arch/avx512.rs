@@ -136,7 +136,7 @@ impl Vector for Avx512 {
 
     /// The high bits of both halves ORed and read with `vpmovmskb`, not through the mask
     /// register of a `vpmovb2m`: on Zen 4 a loop of `vpmovb2m` and `kortest`, one register
-    /// per test, read 67 to 72 GB/s of ASCII, and this one 83 to 101 GB/s (each loop
+    /// per test, read 67 to 74 GB/s of ASCII, and this one 83 to 101 GB/s (each loop
     /// alone, 16 KiB to 1 MiB). The main loop's blocks are tested by
     /// [`Vector::all_ascii`] instead, which is faster still; this is the test of a
     /// register already loaded (short inputs, the first register). Not measured on an
@@ -161,8 +161,8 @@ impl Vector for Avx512 {
     /// through 32-byte loads"). Not measured on an Intel CPU.
     #[inline(always)]
     unsafe fn all_ascii(ptr: *const u8, len: usize) -> bool {
-        // SAFETY: the loads read `ptr .. ptr + len` (`len` a multiple of 64, the caller's
-        // guarantee); AVX-512F is supported (trait contract), and with it AVX2.
+        // SAFETY: the loads read `ptr .. ptr + len` (`len` a positive multiple of 64, the
+        // caller's guarantee); AVX-512F is supported (trait contract), and with it AVX2.
         unsafe {
             let mut low = _mm256_loadu_si256(ptr.cast());
             let mut high = _mm256_loadu_si256(ptr.add(32).cast());
