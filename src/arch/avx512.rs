@@ -22,6 +22,7 @@
 
 use core::arch::x86_64::*;
 
+use super::avx2::Avx2;
 use crate::generic::{self, Vector, BLOCK};
 use crate::kernel::{BlockErrors, BLOCK_READ};
 use crate::scalar::RawError;
@@ -153,27 +154,18 @@ impl Vector for Avx512 {
         }
     }
 
-    /// Two 32-byte loads per 64 bytes, ORed into two chains, and one `vpmovmskb`: the
-    /// ASCII test of the main loop's blocks and pairs of blocks. On Zen 4, against 64-byte
-    /// loads and [`Vector::is_ascii`] (64 KiB, four code placements): all ASCII 1.11x to
-    /// 1.12x, regular spacings of 256 B to 4 KiB 1.05x to 1.24x, jittered 0.99x to 1.12x,
-    /// whole files of real text 1.01x (`docs/design.md`, "On Zen 4 the ASCII test goes
-    /// through 32-byte loads"). Not measured on an Intel CPU.
+    /// The AVX2 kernel's test ([`Avx2`]'s `all_ascii`: 32-byte loads ORed into two chains,
+    /// and one `vpmovmskb`), for the main loop's blocks and pairs of blocks. On Zen 4,
+    /// against 64-byte loads and [`Vector::is_ascii`] (64 KiB, four code placements): all
+    /// ASCII 1.11x to 1.12x, regular spacings of 256 B to 4 KiB 1.05x to 1.24x, jittered
+    /// 0.99x to 1.12x, whole files of real text 1.01x (`docs/design.md`, "On Zen 4 the
+    /// ASCII test goes through 32-byte loads"). Not measured on an Intel CPU.
     #[inline(always)]
     unsafe fn all_ascii(ptr: *const u8, len: usize) -> bool {
-        // SAFETY: the loads read `ptr .. ptr + len` (`len` a positive multiple of 64, the
-        // caller's guarantee); AVX-512F is supported (trait contract), and with it AVX2.
-        unsafe {
-            let mut low = _mm256_loadu_si256(ptr.cast());
-            let mut high = _mm256_loadu_si256(ptr.add(32).cast());
-            let mut offset = 64;
-            while offset < len {
-                low = _mm256_or_si256(low, _mm256_loadu_si256(ptr.add(offset).cast()));
-                high = _mm256_or_si256(high, _mm256_loadu_si256(ptr.add(offset + 32).cast()));
-                offset += 64;
-            }
-            _mm256_movemask_epi8(_mm256_or_si256(low, high)) == 0
-        }
+        // SAFETY: `ptr .. ptr + len` is in bounds, `len` a positive multiple of 64 and so
+        // of 32 (the caller's guarantee); AVX-512F is supported (trait contract), and with
+        // it AVX2.
+        unsafe { Avx2::all_ascii(ptr, len) }
     }
 
     #[inline(always)]
