@@ -67,10 +67,12 @@
 //!   the padding doubles as the end check, as an unfinished sequence is followed by a
 //!   zero, which the pair check rejects (the AVX-512 kernel puts every input of up to 64
 //!   bytes in one register instead, a masked load where it is shorter,
-//!   [`validate_register`]);
+//!   [`validate_register`]); with 32- and 64-byte registers checked at once, without an
+//!   ASCII test first, whose branch real text mispredicts ([`tests_short_for_ascii`]);
 //! * under half a window plus a register with 32-byte registers, under four blocks plus a
-//!   register with 16-byte ones ([`validate_medium`], [`medium_blocks`]): one ASCII test
-//!   of the whole input in straight lines up to four blocks (two with 16-byte registers;
+//!   register with 16-byte ones ([`validate_medium`], [`medium_blocks`]): up to a block
+//!   with 32-byte registers, every register checked at once, as above; longer, one ASCII
+//!   test of the whole input in straight lines up to four blocks (two with 16-byte registers;
 //!   [`ends_are_ascii`]), beyond that ASCII pairs of blocks (blocks, with 16-byte
 //!   registers) skipped up to the first that is not; then every register from there
 //!   checked without further branches and one error test;
@@ -454,12 +456,13 @@ unsafe fn ends_incomplete<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize)
 }
 
 /// Validates a whole input of at most `BYTES` bytes held in the register `only`, with
-/// zeros after it: the ASCII test, then the register's check with zeros before it and
-/// the end check of its last three bytes. The zeros after a shorter input make a sequence
-/// that it leaves unfinished fail the check. The end check flags a lead among the last
-/// three bytes only if it needs more bytes than the register has after it, which are at
-/// least as many as the input has: so it flags nothing valid, and where the input fills
-/// the register it finds what no zero follows to find.
+/// zeros after it: the register's check with zeros before it and the end check of its
+/// last three bytes (with cheap checks, no ASCII test first: [`tests_short_for_ascii`]).
+/// The zeros after a shorter input make a sequence that it leaves unfinished fail the
+/// check. The end check flags a lead among the last three bytes only if it needs more
+/// bytes than the register has after it, which are at least as many as the input has: so
+/// it flags nothing valid, and where the input fills the register it finds what no zero
+/// follows to find.
 ///
 /// The AVX-512 kernel puts every input of up to 64 bytes in one register (a masked load
 /// where it is shorter).
@@ -474,7 +477,7 @@ pub(crate) unsafe fn validate_register<V: Vector>(only: V) -> Result<(), usize> 
     // SAFETY: the CPU supports `V` (caller's guarantee); no memory is accessed but the
     // constants.
     unsafe {
-        if only.is_ascii() {
+        if tests_short_for_ascii::<V>() && only.is_ascii() {
             return Ok(());
         }
         let k = Constants::<V>::new();
@@ -501,14 +504,16 @@ unsafe fn validate_short<V: Vector>(k: &Constants<V>, bytes: &[u8]) -> Result<()
         let zero = V::splat(0);
         if len < V::BYTES {
             let only = V::load_partial(ptr, len);
-            if only.is_ascii() || check_in_registers(k, only, zero).is_zero() {
+            if (tests_short_for_ascii::<V>() && only.is_ascii())
+                || check_in_registers(k, only, zero).is_zero()
+            {
                 return Ok(());
             }
             return Err(0);
         }
         let first = V::load(ptr);
         let last = V::load_partial(ptr.add(V::BYTES), len - V::BYTES);
-        if first.or(last).is_ascii() {
+        if tests_short_for_ascii::<V>() && first.or(last).is_ascii() {
             return Ok(());
         }
         let errors = check_in_registers(k, first, zero).or(check_in_registers(k, last, first));
@@ -555,7 +560,8 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
 ///
 /// * up to a block, and up to [`short_blocks`] blocks: the whole input tested at once in
 ///   straight lines ([`is_ascii_from`], [`ends_are_ascii`]), then every register from the
-///   first (with "zeros before the input" from a register);
+///   first (with "zeros before the input" from a register); up to a block with cheap
+///   checks, no test, every register checked ([`tests_short_for_ascii`]);
 /// * longer: with 32-byte registers, pairs of blocks skipped as the main loop skips them
 ///   (fewer exits to predict than a block at a time: ASCII inputs of 320 B to 2 KiB 1.11
 ///   to 1.28 times faster, pieces of 384 B to 2 KiB of real text 1.01 to 1.04 times,
@@ -583,7 +589,7 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
         // not all ASCII, or the first block (pair of blocks) that is not all ASCII, or the
         // bytes after the last whole one.
         let start = if len <= BLOCK {
-            if is_ascii_from::<V>(bytes, 0) {
+            if tests_short_for_ascii::<V>() && is_ascii_from::<V>(bytes, 0) {
                 return Ok(());
             }
             0
@@ -711,6 +717,22 @@ const FULL_RUN: u32 = 15;
 #[inline(always)]
 fn cheap_checks<V: Vector>() -> bool {
     V::BYTES >= 32
+}
+
+/// Do inputs of up to a block test for ASCII before they are checked? Not with cheap
+/// checks (32- and 64-byte registers): such an input is one or two registers, whose check
+/// costs less than the misprediction of the test's branch, and in real text whether a
+/// short piece is all ASCII is close to a coin toss (half of the 64-byte pieces of the
+/// real-text corpus are, in runs that no predictor learns). Without the test, 64-byte
+/// pieces of real text were 1.5 to 1.6 times faster on Zen 4 (AVX-512 and AVX2 kernels),
+/// and pieces of 20 to 48 bytes 1.3 to 1.65 times; inputs that are all ASCII every time
+/// pay for the check they no longer skip, 1.5 ns more per call of 17 to 64 bytes (at 64
+/// bytes 0.65x to 0.7x `simdutf8::basic`, whose one-block ASCII path is then all it does).
+/// With 16-byte registers a block is four checks, and the test stays. (Up to 16 bytes,
+/// `dispatch.rs` answers ASCII before any kernel runs.)
+#[inline(always)]
+fn tests_short_for_ascii<V: Vector>() -> bool {
+    !cheap_checks::<V>()
 }
 
 /// How many ASCII blocks a window may have, in quarters of its blocks, for the next one
