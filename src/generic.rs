@@ -1411,13 +1411,6 @@ unsafe fn first_bad_block<V: Vector, const W: usize>(
 /// mixed text 5% slower with 16-byte registers, most likely by the skip's mispredicted
 /// exit.)
 ///
-/// After windows checked by a branch per block whose last mask repeats with a short
-/// period (`pattern`: text at a regular spacing of 128 to 512 bytes, which the predictor
-/// has learned by then), a branch per block too ([`check_rest_by_branches`]): by mask,
-/// regular spacings of 192 to 512 bytes took a quarter of a 16 KiB input at about
-/// three quarters of the speed. At 16 KiB they are 1.05x to 1.11x faster so (Zen 4,
-/// AVX2 and AVX-512 kernels; SSE4.1 1.05x), at 64 KiB 1.0x to 1.04x; real text 1.0x.
-///
 /// The windows' ways learn the text over a few windows, at a mispredicted branch or two
 /// per change of way; for these few blocks a way chosen once is faster. With narrow
 /// windows of 4 blocks instead (the loop until this change), inputs of 300 B to 8 KiB of
@@ -1433,15 +1426,12 @@ unsafe fn check_rest<V: Vector>(
     bytes: &[u8],
     pos: usize,
     sparse: bool,
-    pattern: bool,
 ) -> Result<(), usize> {
     // SAFETY: the caller's guarantee is that of each function called here
     // (`check_after_ascii`, `skip_ascii`, `check_rest_by_mask`); `skip_ascii`
     // returns a position from `pos` to `bytes.len()`, so it holds after the skip too.
     unsafe {
-        if pattern {
-            check_rest_by_branches(k, bytes, pos)
-        } else if cheap_checks::<V>() && !sparse {
+        if cheap_checks::<V>() && !sparse {
             check_after_ascii(k, bytes, pos)
         } else if sparse && bytes.len() - pos >= HALF_WINDOW * BLOCK {
             check_rest_by_mask(k, bytes, skip_ascii(k, bytes, pos)?)
@@ -1548,41 +1538,6 @@ unsafe fn check_rest_by_mask<V: Vector>(
                     || tail_has_errors(k, bytes, end)
             }
         }
-    };
-    match errors {
-        true => Err(pos),
-        false => Ok(()),
-    }
-}
-
-/// Checks `bytes[pos..]` with a branch per whole block ([`Pattern`]), then the tail after
-/// them ([`tail_has_errors`]): the blocks after windows of a learned pattern
-/// ([`check_rest`]).
-///
-/// # Safety
-/// As [`check_rest`].
-#[inline(always)]
-unsafe fn check_rest_by_branches<V: Vector>(
-    k: &Constants<V>,
-    bytes: &[u8],
-    pos: usize,
-) -> Result<(), usize> {
-    let end = pos + (bytes.len() - pos) / BLOCK * BLOCK;
-    // SAFETY: the blocks lie within `bytes` (`end <= len`); the checks and end checks read
-    // at or after `pos - BYTES >= 0`, and `bytes.len() >= BYTES + 3` (caller's guarantee);
-    // the CPU supports `V`.
-    let errors = unsafe {
-        let mut steps = Pattern {
-            errors: V::splat(0),
-            pending: unfinished_before(k, bytes, pos),
-            non_ascii: 0,
-        };
-        let mut block = pos;
-        while block < end {
-            steps.step(k, bytes, block, 0);
-            block += BLOCK;
-        }
-        !steps.errors.is_zero() || tail_has_errors(k, bytes, end)
     };
     match errors {
         true => Err(pos),
@@ -1697,11 +1652,7 @@ unsafe fn validate_in_windows<V: Vector, const W: usize>(bytes: &[u8]) -> Result
         // each block are in bounds.
         let mut mode = Mode::first::<V>(first_ascii);
         let pos = windows::<V, W>(&k, bytes, V::BYTES, &mut mode)?;
-        // (`recent[0]` is the newest mask by blocks: the last window's where it chose
-        // `Pattern`, an older one after a window by pairs. Any way checks the rest
-        // correctly; this one only costs or gains time.)
-        let periodic = mode.way == Way::Pattern && has_short_period(mode.recent[0], W);
-        check_rest(&k, bytes, pos, mode.sparse(), periodic)
+        check_rest(&k, bytes, pos, mode.sparse())
     }
 }
 

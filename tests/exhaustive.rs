@@ -422,17 +422,13 @@ enum Way {
     /// After a window by pairs whose mask repeats with a short period (a non-ASCII pair
     /// every three pairs): a branch per block, as `Pattern`, from that one window.
     Periodic,
-    /// After a window by blocks whose mask repeats with a short period (an `é` every four
-    /// blocks): a branch per block, as `Pattern`; and the blocks after the last window,
-    /// if it was the last, by a branch per block too (`check_rest_by_branches`).
-    PeriodicBlocks,
 }
 
 /// Blocks per window of the main loop (`WINDOW` in src/generic.rs).
 const WINDOW_BLOCKS: usize = 64;
 
 impl Way {
-    const ALL: [Way; 9] = [
+    const ALL: [Way; 8] = [
         Way::Ascii,
         Way::Sparse,
         Way::Full,
@@ -441,7 +437,6 @@ impl Way {
         Way::Regular,
         Way::Spaced,
         Way::Periodic,
-        Way::PeriodicBlocks,
     ];
 
     /// The windows before the one under test, as the blocks of each that hold an `é` (the
@@ -454,9 +449,8 @@ impl Way {
     /// window; with 16-byte registers, two pairs ending the window. Either way the next window is
     /// checked by its mask of blocks: one non-ASCII block there makes the next one by
     /// pairs, where an `é` every six blocks (a mask with a period of three pairs) makes the
-    /// next window a pattern at once; a full one makes it dense; blocks 0 and 2 leave
-    /// the next one by mask, where the same mask again makes it a pattern; and an `é`
-    /// every four blocks (a mask with a period of four blocks) makes it a pattern at once.
+    /// next window a pattern at once; a full one makes it dense; and blocks 0 and 2 leave
+    /// the next one by mask, where the same mask again makes it a pattern.
     ///
     /// Only 32- and 64-byte registers go to a pattern from the skipping loop, or check the
     /// blocks of a pair one at a time (`None` for `Regular` and `Spaced` with 16-byte
@@ -474,7 +468,6 @@ impl Way {
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
         let full: Vec<usize> = (0..WINDOW_BLOCKS).collect();
         let periodic: Vec<usize> = (0..WINDOW_BLOCKS).step_by(6).collect();
-        let every_fourth: Vec<usize> = (0..WINDOW_BLOCKS).step_by(4).collect();
         let back = |blocks: &[usize]| blocks.iter().map(|b| WINDOW_BLOCKS - b).collect();
         let stop: Vec<usize> = match register {
             16 => back(&[4, 2]),
@@ -490,7 +483,6 @@ impl Way {
             Way::Regular => vec![back(&[14, 10, 6, 2])],
             Way::Spaced => vec![back(&[30, 20, 10])],
             Way::Periodic => vec![stop, vec![0], periodic],
-            Way::PeriodicBlocks => vec![stop, every_fourth],
         })
     }
 }
@@ -508,8 +500,7 @@ enum Region {
     /// set up as for this way. Whether those windows found sparse text (`Ascii`, `Sparse`,
     /// `Pattern`, `Regular`, `Spaced`, `Periodic`) or not decides how these
     /// blocks are checked with 32-byte registers (by mask, or skipped up to the first
-    /// non-ASCII pair of blocks and checked from there); with 16-byte ones by mask. After
-    /// `PeriodicBlocks`, with every register, by a branch per block.
+    /// non-ASCII pair of blocks and checked from there); with 16-byte ones always by mask.
     /// After `Ascii` the skipping loop runs on into them, and only what it leaves is checked
     /// so. `None`: no window, an input under half a window plus a register (with 32-byte
     /// registers, ASCII blocks skipped up to the first that is not and every register
