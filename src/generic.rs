@@ -72,10 +72,10 @@
 //! * under half a window plus a register with 32-byte registers, under four blocks plus a
 //!   register with 16-byte ones ([`validate_medium`], [`medium_blocks`]): up to a block
 //!   with 32-byte registers, every register checked at once, as above; longer, one ASCII
-//!   test of the whole input in straight lines up to four blocks (two with 16-byte registers;
-//!   [`ends_are_ascii`]), beyond that ASCII pairs of blocks (blocks, with 16-byte
-//!   registers) skipped up to the first that is not; then every register from there
-//!   checked without further branches and one error test;
+//!   test of the whole input in straight lines up to four blocks (two with 16-byte
+//!   registers; [`ends_are_ascii`]), beyond that ASCII pairs of blocks (blocks, with
+//!   16-byte registers) skipped up to the first that is not; then every register from
+//!   there checked without further branches and one error test;
 //! * longer: the first register, the main loop's windows (from 4 KiB on), the blocks
 //!   after them and the end ([`check_rest`]).
 //!
@@ -726,8 +726,9 @@ fn cheap_checks<V: Vector>() -> bool {
 /// real-text corpus are, in runs that no predictor learns). Without the test, 64-byte
 /// pieces of real text were 1.5 to 1.6 times faster on Zen 4 (AVX-512 and AVX2 kernels),
 /// and pieces of 20 to 48 bytes 1.3 to 1.65 times; inputs that are all ASCII every time
-/// pay for the check they no longer skip, 1.5 ns more per call of 17 to 64 bytes (at 64
-/// bytes 0.65x to 0.7x `simdutf8::basic`, whose one-block ASCII path is then all it does).
+/// pay for the check they no longer skip, 1.5 to 1.8 ns more per call of 32 to 64 bytes
+/// (at 64 bytes 0.62x to 0.7x `simdutf8::basic`, whose one-block ASCII path is then all
+/// it does).
 /// With 16-byte registers a block is four checks, and the test stays. (Up to 16 bytes,
 /// `dispatch.rs` answers ASCII before any kernel runs.)
 #[inline(always)]
