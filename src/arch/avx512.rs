@@ -232,9 +232,9 @@ unsafe fn straddle(prev: Avx512, cur: Avx512) -> __m512i {
 /// Validates `bytes` with AVX-512 (see [`crate::kernel::ValidateFn`]).
 ///
 /// An input of up to 64 bytes is one load into one register (masked where it is shorter,
-/// with zeros after it), and one register's ASCII test, check and end check
-/// ([`generic::validate_register`]): no second register, no bytes before it to shift in.
-/// Before, these inputs went through the AVX2 code (two registers, partial loads from
+/// with zeros after it), and one register's check and end check, with no ASCII test
+/// first since session 31 ([`generic::validate_register`]): no second register, no bytes
+/// before it to shift in. Before session 24, these inputs went through the AVX2 code (two registers, partial loads from
 /// words); against it (Intel Xeon, Emerald Rapids; scratch harness, interleaved, medians,
 /// with the benchmarks' scrub between passes) `from_utf8` was 1.33 to 1.46 times as fast
 /// on 64 B of generated non-ASCII text, 1.27 times on ASCII, 1.15 to 1.19 times on 64-byte
