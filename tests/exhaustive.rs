@@ -412,6 +412,12 @@ enum Way {
     /// After a window of mixed blocks, or after the skipping loop stops: the mask of the
     /// non-ASCII blocks, a loop over it.
     Mask,
+    /// As `Mask`, before another window by mask: the window's blocks are checked while
+    /// the next window's mask is taken (`mask_checking_pending`), a block at a time
+    /// between its ASCII tests. Set up as `Mask`; two more blocks with an `é`, away from
+    /// the boundary under test and at unequal gaps, keep the window mixed, so that the
+    /// next is by mask too, and a whole window follows it.
+    MaskAhead,
     /// After four non-ASCII pairs at equal gaps in the skipping loop: a branch per block,
     /// as `Pattern`, with no mask before it to compare with.
     Regular,
@@ -428,12 +434,13 @@ enum Way {
 const WINDOW_BLOCKS: usize = 64;
 
 impl Way {
-    const ALL: [Way; 8] = [
+    const ALL: [Way; 9] = [
         Way::Ascii,
         Way::Sparse,
         Way::Full,
         Way::Pattern,
         Way::Mask,
+        Way::MaskAhead,
         Way::Regular,
         Way::Spaced,
         Way::Periodic,
@@ -476,7 +483,7 @@ impl Way {
         Some(match self {
             Way::Ascii => vec![vec![]],
             Way::Sparse => vec![stop, vec![0]],
-            Way::Mask => vec![stop],
+            Way::Mask | Way::MaskAhead => vec![stop],
             Way::Full => vec![stop, full],
             Way::Pattern => vec![stop, vec![0, 2], vec![0, 2]],
             Way::Regular | Way::Spaced if register == 16 => return None,
@@ -524,10 +531,13 @@ impl Region {
     /// Every region: each way of a window, and the blocks after windows of each kind.
     fn all() -> Vec<Region> {
         let mut all: Vec<Region> = Way::ALL.into_iter().map(Region::Window).collect();
+        // (After the windows set up for `MaskAhead`, the blocks after them are those after
+        // `Mask`'s.)
+        let before_rest = || Way::ALL.into_iter().filter(|&way| way != Way::MaskAhead);
         all.extend([Region::FirstWindow, Region::Rest(None)]);
-        all.extend(Way::ALL.into_iter().map(|way| Region::Rest(Some(way))));
+        all.extend(before_rest().map(|way| Region::Rest(Some(way))));
         all.push(Region::LongRest(None));
-        all.extend(Way::ALL.into_iter().map(|way| Region::LongRest(Some(way))));
+        all.extend(before_rest().map(|way| Region::LongRest(Some(way))));
         all
     }
 
@@ -536,6 +546,11 @@ impl Region {
     /// (`None`: this region does not apply to them).
     fn layout(self, register: usize) -> Option<(usize, Vec<Vec<usize>>, usize)> {
         Some(match self {
+            Region::Window(Way::MaskAhead) => (
+                WINDOW_BLOCKS,
+                Way::MaskAhead.set_up(register)?,
+                WINDOW_BLOCKS + 4,
+            ),
             Region::Window(way) => (WINDOW_BLOCKS, way.set_up(register)?, 4),
             Region::FirstWindow => (WINDOW_BLOCKS, Vec::new(), 4),
             Region::Rest(None) => (8, Vec::new(), 0),
@@ -695,6 +710,11 @@ fn block_placements(
                 if neighbours.decoy {
                     put_e_acute(&mut input, start + 30);
                 }
+                if matches!(region, Region::Window(Way::MaskAhead)) && !neighbours.dense {
+                    for block in [(index + 16) % WINDOW_BLOCKS, (index + 40) % WINDOW_BLOCKS] {
+                        put_e_acute(&mut input, start + block * 64 + 30);
+                    }
+                }
                 // (Written over the dense `é`s, so that an ASCII neighbour is one.)
                 let neighbour = |input: &mut Vec<u8>, at: usize, e_acute: bool| {
                     let bytes = if e_acute { E_ACUTE } else { b"ab" };
@@ -778,6 +798,8 @@ fn class_triples_across_blocks() {
                 Region::LongRest(_) if small => boundary <= 1 || boundary == LONG_REST_BLOCKS,
                 Region::LongRest(_) => long_rest_edge(boundary),
                 Region::Window(_) | Region::FirstWindow if small => window_edge(boundary),
+                // Every block of a window checked while the next one's mask is taken.
+                Region::Window(Way::MaskAhead) => !neighbours.dense,
                 Region::Window(_) | Region::FirstWindow => {
                     window_edge(boundary) || [2, 3, 4, half, half + 1].contains(&boundary)
                 }
