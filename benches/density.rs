@@ -9,6 +9,13 @@
 //! period) or at gaps drawn from `k/2..3k/2` (`jittered`: as in real text). Buffers of
 //! 64 KiB, 256 KiB and 1 MiB, four slices per buffer at odd offsets.
 //!
+//! The spacings are powers of two, multiples of the 64-byte block, and (since session
+//! 32) spacings that are not a multiple of a block (100 to 3000 bytes: records and lines
+//! of fixed length). At a multiple of a block the non-ASCII blocks repeat with a period of
+//! a few blocks; at 300 bytes they come 4 or 5 blocks apart in a sequence that repeats
+//! only every 75 blocks, which a branch predictor still learns and a mask of blocks does
+//! not see as a period.
+//!
 //! ```sh
 //! cargo bench --bench density            # every size
 //! cargo bench --bench density -- 262144  # one size
@@ -35,8 +42,9 @@ use corpus::{Rng, Text};
 use utf8check::Kernel;
 
 const ROUNDS: usize = 31;
-const SPACINGS: [usize; 20] = [
-    2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 320, 384, 448, 512, 768, 1024, 2048, 4096,
+const SPACINGS: [usize; 28] = [
+    2, 4, 8, 16, 24, 32, 48, 64, 96, 100, 128, 192, 200, 256, 300, 320, 384, 448, 500, 512, 700,
+    768, 1000, 1024, 1500, 2048, 3000, 4096,
 ];
 const INSERTS: [(&str, &str); 5] = [
     ("é", "é"),
