@@ -950,7 +950,7 @@ unsafe fn check_listed_block<V: Vector, const W: usize>(
 /// mask pass (the rest after it), on addresses that wait for nothing, so that the checks
 /// run while the mask pass waits for memory. (Measured on Zen 4, `docs/design.md`:
 /// regular spacings that are not a multiple of a block 1.06x to 1.19x faster with AVX2,
-/// real files 1.05x to 1.07x with each kernel.)
+/// real files 1.06x to 1.09x with each kernel.)
 ///
 /// # Safety
 /// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `pending` is the window just
@@ -962,6 +962,7 @@ unsafe fn mask_checking_pending<V: Vector, const W: usize>(
     pos: usize,
     pending: Pending,
 ) -> (BlockMask, V) {
+    debug_assert!(W % 4 == 0 && W <= WINDOW);
     let Pending {
         pos: before,
         non_ascii: listed,
@@ -1411,9 +1412,11 @@ unsafe fn windows<V: Vector, const W: usize>(
 ) -> Result<usize, usize> {
     // The last window by mask, if the next one is by mask too: its checks run during that
     // window's mask pass ([`mask_checking_pending`]). Any other way checks its window at
-    // once, so this is `None` in every other arm.
+    // once, so this is `None` in every other arm. Not in `validate_early`'s windows, which
+    // are to stop within one window of an error.
     let mut pending: Option<Pending> = None;
     while pos + W * BLOCK <= bytes.len() {
+        debug_assert!(pending.is_none() || mode.way == Way::Mask);
         // SAFETY: `BYTES <= pos` and `pos + W * BLOCK <= len`, so the window and the
         // register before it are in bounds; the CPU supports `V`.
         let errors = unsafe {
@@ -1459,7 +1462,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                         }
                     };
                     mode.after_blocks(mask, W, is_dense::<V>(mask, W));
-                    if mode.way == Way::Mask {
+                    if mode.way == Way::Mask && W == WINDOW {
                         pending = Some(Pending {
                             pos,
                             non_ascii: mask,
@@ -1480,8 +1483,8 @@ unsafe fn windows<V: Vector, const W: usize>(
         pos += W * BLOCK;
     }
     if let Some(window) = pending {
-        // SAFETY: the window is in bounds (it was checked by mask above); the CPU supports
-        // `V`.
+        // SAFETY: the pending window is one of the loop's windows, in bounds with the
+        // register before it; the CPU supports `V`.
         unsafe {
             let errors = check_by_mask::<V, 1>(k, bytes, window.pos, W, window.non_ascii);
             if !errors.is_zero() {
