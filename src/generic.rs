@@ -42,9 +42,11 @@
 //! * *ASCII* text (at the start of text that starts with ASCII, and after an all-ASCII
 //!   window): ASCII blocks skipped two at a time, each pair that is not all ASCII checked
 //!   (whole, or at equal gaps only its non-ASCII blocks: [`sparse_run`]), until three such
-//!   pairs come within a window, or four at a short regular spacing (then by branches), or
-//!   the input ends; with 16-byte registers, until two come within a window (then by the
-//!   mask of blocks, where a pair's check is eight registers').
+//!   pairs come within a window, or four at nearly equal gaps (then [`spaced_run`]: a
+//!   branch per block, in one loop through the windows to the end of the input, while
+//!   the non-ASCII blocks keep their spacing), or the input ends; with 16-byte registers,
+//!   until two come within a window (then by the mask of blocks, where a pair's check is
+//!   eight registers').
 //!
 //! The first window's way comes from the input's first register ([`Mode::first`]). The
 //! fewer than 64 blocks after the last window (all of an input under 4 KiB), or what the
@@ -693,9 +695,11 @@ const EARLY_WINDOW: usize = 8;
 const HALF_WINDOW: usize = WINDOW / 2;
 
 /// The longest gap between non-ASCII pairs (8 blocks, 512 bytes) at which equal gaps send
-/// [`sparse_run`] to a pattern ([`Way::Regular`]). At longer regular gaps it stays in its
-/// skipping loop, where the loop's exit is as well predicted as a branch per block and an
-/// ASCII block costs less. (Measured on Zen 3, 64 KiB with an `é` every 1.5 to 3 KiB:
+/// [`sparse_run`] to a run by branches ([`spaced_run`]; in [`validate_early`]'s windows,
+/// to a pattern, [`Way::Regular`]). At longer equal gaps it stays in its skipping loop,
+/// where the loop's exit is as well predicted as a branch per block and an ASCII block
+/// costs less (nearly equal gaps, whose exits it does not predict, go to the run at any
+/// length). (Measured on Zen 3, 64 KiB with an `é` every 1.5 to 3 KiB:
 /// 0.69x to 0.73x simdutf8's compat through the pattern, 0.81x to 0.87x staying, 0.91x
 /// to 0.95x staying into the last window too; at 384 and 512 bytes staying was slower
 /// than the pattern. See `docs/design.md`.)
@@ -1151,7 +1155,8 @@ unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos
 /// where a pair is not all ASCII, both of its blocks are checked (after two equal gaps
 /// between such pairs, with 32-byte registers, only the non-ASCII ones:
 /// [`pair_errors_by_branches`]), until three such pairs come within a window, or four at
-/// equal gaps of up to [`REGULAR_MAX_GAP`], or fewer than two blocks are left. With 16-byte
+/// nearly equal gaps ([`spaced_run`]; equal ones of up to [`REGULAR_MAX_GAP`]), or fewer
+/// than two blocks are left. With 16-byte
 /// registers, until two come within a window. Where non-ASCII bytes are rare this costs the
 /// least per ASCII block, and the only mispredicted branches are the skip's exits.
 ///
@@ -1162,11 +1167,11 @@ unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos
 ///
 /// Three pairs within a window, not two, with cheap checks: in text with a non-ASCII
 /// character every 1 to 4 KiB at random gaps, two pairs within a window are common, and
-/// leaving this loop for the windows by mask there cost up to 12%; four pairs at equal
-/// gaps go to a pattern at once ([`Way::Regular`]), where the predictor learns the
-/// spacing, which it does not learn as well from this loop's exits (`docs/design.md`).
-/// Three pairs within a window at two equal gaps look at a fourth pair before they stop:
-/// otherwise spacings under half a window never reached [`Way::Regular`] (they are three
+/// leaving this loop for the windows by mask there cost up to 12%; four pairs at nearly
+/// equal gaps go to a run by branches at once ([`spaced_run`]), where the predictor learns
+/// the spacing, which it does not learn as well from this loop's exits (`docs/design.md`).
+/// Three pairs within a window at two nearly equal gaps look at a fourth pair before they
+/// stop: otherwise spacings under half a window never reached a pattern (they are three
 /// within a window first), and a 64 KiB buffer with a character every 256 to 512 bytes
 /// spent a quarter of its windows by mask before the history showed the pattern. Not
 /// where the pairs follow each other (a gap of one pair): that is mixed text, not a
@@ -1183,7 +1188,8 @@ unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos
 /// Returns where it stopped and the way of the next window: after a pair that came within
 /// a window of the one two before, at another gap than the pair before it or at a gap of
 /// one pair (with 16-byte registers, of the one before, at any gap), [`Way::Mask`]: the
-/// text is no longer sparse; or at the same gap as the two before ([`Way::Regular`]); or
+/// text is no longer sparse; after a [`spaced_run`], [`Way::Mask`] too; in
+/// [`validate_early`]'s windows, at the same gap as the two before ([`Way::Regular`]); or
 /// where fewer than two blocks are left ([`Way::Sparse`]: the main loop then has no window
 /// left); or `Err(checkpoint)` at the first error.
 ///
@@ -1233,9 +1239,13 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
             }
             let gap = pos.wrapping_sub(last[0]);
             // Three equal gaps in a row, short ones: a spacing that the branch predictor
-            // learns, so a branch per block from here.
-            let regular =
-                cheap_checks::<V>() && gap <= REGULAR_MAX_GAP && gap == gaps[0] && gap == gaps[1];
+            // learns, so a branch per block from here (in `validate`'s windows by the run
+            // below, which such gaps always reach first).
+            let regular = W != WINDOW
+                && cheap_checks::<V>()
+                && gap <= REGULAR_MAX_GAP
+                && gap == gaps[0]
+                && gap == gaps[1];
             // Three non-ASCII pairs within a window (two with 16-byte registers): no
             // longer sparse.
             let since = if cheap_checks::<V>() {
@@ -1244,6 +1254,33 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
                 last[0]
             };
             let close = pos.wrapping_sub(since) < W * BLOCK;
+            // Three gaps in a row within a pair of each other, with ASCII pairs between:
+            // a spacing that the branch predictor learns, if nothing interrupts it; a run
+            // by branches from here (not in `validate_early`'s windows, as the run tests
+            // for errors only where it stops).
+            if close
+                && W == WINDOW
+                && cheap_checks::<V>()
+                && nearly_equal(gap, gaps)
+                && !(gap > REGULAR_MAX_GAP && gap == gaps[0] && gap == gaps[1])
+            {
+                let first_non_ascii = |pair: usize| {
+                    pair + BLOCK * usize::from(is_ascii::<V>(bytes.as_ptr().add(pair), BLOCK))
+                };
+                let cluster = first_non_ascii(pos);
+                let spacing = Spacing {
+                    cluster,
+                    last: if is_ascii::<V>(bytes.as_ptr().add(pos + BLOCK), BLOCK) {
+                        pos
+                    } else {
+                        pos + BLOCK
+                    },
+                    gap: cluster - first_non_ascii(last[0]),
+                };
+                pos = spaced_run(k, bytes, pos + 2 * BLOCK, spacing)?;
+                // Stopped at a cluster at another gap: no longer sparse.
+                return Ok((pos, Way::Mask));
+            }
             last = [pos, last[0]];
             gaps = [gap, gaps[0]];
             pos += 2 * BLOCK;
@@ -1253,13 +1290,114 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
             // Close, but at the same gap as the pair before, and not the next pair (with
             // cheap checks): one more pair decides whether the spacing is regular (up to
             // `REGULAR_MAX_GAP`; a longer regular spacing stays in this loop).
-            let spaced = cheap_checks::<V>() && gaps[0] == gaps[1] && gaps[0] > 2 * BLOCK;
+            let spaced = cheap_checks::<V>()
+                && gaps[0].min(gaps[1]) > 2 * BLOCK
+                && if W == WINDOW {
+                    gaps[0].abs_diff(gaps[1]) <= 2 * BLOCK
+                } else {
+                    gaps[0] == gaps[1]
+                };
             if close && !spaced {
                 // (By blocks: see above.)
                 return Ok((pos, Way::Mask));
             }
         }
     }
+}
+
+/// Are `gap` and the two gaps before it (between non-ASCII pairs, in bytes) within a pair
+/// of each other, with at least one ASCII pair in each?
+#[inline(always)]
+fn nearly_equal(gap: usize, before: [usize; 2]) -> bool {
+    let near = |a: usize, b: usize| a.abs_diff(b) <= 2 * BLOCK;
+    gap.min(before[0]).min(before[1]) > 2 * BLOCK
+        && near(gap, before[0])
+        && near(gap, before[1])
+        && near(before[0], before[1])
+}
+
+/// Where [`sparse_run`] found non-ASCII pairs at nearly equal gaps: the state a
+/// [`spaced_run`] starts from.
+#[derive(Copy, Clone)]
+struct Spacing {
+    /// The first non-ASCII block of the last cluster (non-ASCII blocks with no ASCII block
+    /// between them).
+    cluster: usize,
+    /// The last non-ASCII block.
+    last: usize,
+    /// The gap from the cluster before to `cluster`.
+    gap: usize,
+}
+
+/// Every block from `pos` on checked with a branch per block ([`Pattern`]'s step), in one
+/// loop to the last whole block of the input, as long as the clusters of non-ASCII blocks
+/// keep their spacing: each gap between the first blocks of two clusters within a block of
+/// the gap before (spacings that are not a multiple of a block alternate between two
+/// gaps, 4 and 5 blocks for 300 bytes). Returns where it stopped, after the first cluster
+/// at another gap or at the input's last whole block, or `Err(checkpoint)`.
+///
+/// Why one loop: a branch per block is as cheap as a block gets where the predictor has
+/// learned the spacing, and it learns a spacing whose pattern repeats only every few dozen
+/// blocks (75 at 300 bytes) only in a loop that nothing interrupts. In windows with an
+/// error test and a choice of way between them, the same step read 0.65x to 0.94x
+/// `simdutf8` after the benchmarks' scrub, and 0.96x to 1.24x in one loop over the input
+/// (Zen 4, AVX2, `docs/design.md`). So errors are tested once, where the loop stops, and
+/// the loop does not stop at the windows' boundaries. Real text, whose gaps vary, leaves
+/// it at its next cluster.
+///
+/// # Safety
+/// `BYTES <= pos`; `spacing` describes blocks before `pos`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn spaced_run<V: Vector>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+    spacing: Spacing,
+) -> Result<usize, usize> {
+    let Spacing {
+        mut cluster,
+        mut last,
+        mut gap,
+    } = spacing;
+    let mut block = pos;
+    // SAFETY: every block checked ends by `bytes.len()`, and the register before it starts
+    // at or after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        let mut errors = V::splat(0);
+        // Nonzero where a sequence before the current block needs more bytes than the bytes
+        // before it hold: an error if the block is ASCII.
+        let mut pending = unfinished_before(k, bytes, block);
+        while block + BLOCK <= bytes.len() {
+            let ptr = bytes.as_ptr().add(block);
+            if is_ascii::<V>(ptr, BLOCK) {
+                errors = errors.or(pending);
+                block += BLOCK;
+                continue;
+            }
+            errors = errors.or(check_block(k, ptr));
+            pending = unfinished_before(k, bytes, block + BLOCK);
+            let starts_cluster = block - last > BLOCK;
+            let since = block - cluster;
+            // Another gap, or a cluster longer than the spacing (the text turned dense).
+            let irregular = if starts_cluster {
+                since.abs_diff(gap) > BLOCK
+            } else {
+                since >= gap
+            };
+            if starts_cluster {
+                (cluster, gap) = (block, since);
+            }
+            last = block;
+            block += BLOCK;
+            if irregular {
+                break;
+            }
+        }
+        if !errors.is_zero() {
+            return Err(first_bad_block(k, bytes, pos, block));
+        }
+    }
+    Ok(block)
 }
 
 /// How the main loop checks its next window, chosen from the shape of the last ones.
@@ -1269,8 +1407,8 @@ enum Way {
     /// window by pairs): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other
     /// pair checked (whole, or at equal gaps its non-ASCII blocks), until three such pairs
     /// come within a window (two with 16-byte registers; then [`Way::Mask`]) or four at
-    /// equal gaps of up to [`REGULAR_MAX_GAP`] (then [`Way::Regular`], with 32-byte
-    /// registers). The loop costs the least per ASCII block, but its exit at each non-ASCII
+    /// nearly equal gaps (then a [`spaced_run`] and [`Way::Mask`], or in
+    /// [`validate_early`]'s windows [`Way::Regular`], with 32-byte registers). The loop costs the least per ASCII block, but its exit at each non-ASCII
     /// pair is a mispredicted branch where they do not come at a regular spacing.
     Ascii,
     /// Sparse text (after a window with one non-ASCII pair or block): [`check_by_mask`] by
@@ -1291,8 +1429,9 @@ enum Way {
     /// window at a short period ([`has_short_period`]).
     Pattern,
     /// [`check_by_branches`] after non-ASCII pairs at equal gaps in [`Way::Ascii`] (with
-    /// 32-byte registers): the first window of a pattern, whose mask the next windows are
-    /// compared with.
+    /// 32-byte registers, in [`validate_early`]'s windows, which test for errors in each
+    /// window; [`validate`]'s go to a [`spaced_run`] instead): the first window of a
+    /// pattern, whose mask the next windows are compared with.
     Regular,
     /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern,
     /// and the window after [`Way::Ascii`] stopped at non-ASCII pairs that came close.
@@ -1456,7 +1595,12 @@ unsafe fn windows<V: Vector, const W: usize>(
                             let (mask, before) =
                                 mask_checking_pending::<V, W>(k, bytes, pos, window);
                             if !before.is_zero() {
-                                return Err(first_bad_block::<V, W>(k, bytes, window.pos));
+                                return Err(first_bad_block(
+                                    k,
+                                    bytes,
+                                    window.pos,
+                                    window.pos + W * BLOCK,
+                                ));
                             }
                             mask
                         }
@@ -1478,7 +1622,7 @@ unsafe fn windows<V: Vector, const W: usize>(
         // SAFETY: the CPU supports `V`.
         if !unsafe { errors.is_zero() } {
             // SAFETY: the window is in bounds, as above; the CPU supports `V`.
-            return Err(unsafe { first_bad_block::<V, W>(k, bytes, pos) });
+            return Err(unsafe { first_bad_block(k, bytes, pos, pos + W * BLOCK) });
         }
         pos += W * BLOCK;
     }
@@ -1488,31 +1632,39 @@ unsafe fn windows<V: Vector, const W: usize>(
         unsafe {
             let errors = check_by_mask::<V, 1>(k, bytes, window.pos, W, window.non_ascii);
             if !errors.is_zero() {
-                return Err(first_bad_block::<V, W>(k, bytes, window.pos));
+                return Err(first_bad_block(
+                    k,
+                    bytes,
+                    window.pos,
+                    window.pos + W * BLOCK,
+                ));
             }
         }
     }
     Ok(pos)
 }
 
-/// The first block of the window of `W` blocks at `pos` that shows an error, given that
-/// the window does: the checkpoint the main loop returns, so that the exact error is
-/// looked for in at most a block and not from the window's start. The same checks as the
-/// window's, one block at a time, run only where there is an error. (Inlined like the
-/// rest: a function of its own would not have the kernel's target features.)
+/// The first of the blocks from `pos` to `end` (a window, or a [`spaced_run`]'s blocks)
+/// that shows an error, given that they do: the checkpoint the main loop returns, so that
+/// the exact error is looked for in at most a block and not from the window's start. The
+/// same checks as the window's, one block at a time, run only where there is an error.
+/// (Inlined like the rest: a function of its own would not have the kernel's target
+/// features.)
 ///
 /// # Safety
-/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
+/// `BYTES <= pos` and `end <= bytes.len()`, `end - pos` a multiple of [`BLOCK`]; the CPU
+/// must support `V`.
 #[inline(always)]
-unsafe fn first_bad_block<V: Vector, const W: usize>(
+unsafe fn first_bad_block<V: Vector>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
+    end: usize,
 ) -> usize {
-    // SAFETY: every block and the register before it lie within the window and the
-    // register before it (caller's guarantee); the CPU supports `V`.
+    // SAFETY: every block and the register before it lie within the blocks and the
+    // register before them (caller's guarantee); the CPU supports `V`.
     unsafe {
-        for block in (pos..pos + W * BLOCK).step_by(BLOCK) {
+        for block in (pos..end).step_by(BLOCK) {
             let errors = if is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
                 unfinished_before(k, bytes, block)
             } else {

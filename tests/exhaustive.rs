@@ -418,9 +418,12 @@ enum Way {
     /// the boundary under test and at unequal gaps, keep the window mixed, so that the
     /// next is by mask too, and a whole window follows it.
     MaskAhead,
-    /// After four non-ASCII pairs at equal gaps in the skipping loop: a branch per block,
-    /// as `Pattern`, with no mask before it to compare with.
-    Regular,
+    /// After four non-ASCII pairs at nearly equal gaps of more than a pair in the skipping
+    /// loop: one loop with a branch per block (`spaced_run`) through the window and the
+    /// blocks after it, while the non-ASCII blocks keep their spacing, an `é` every four
+    /// blocks here, on from the pairs before; a neighbour or a sequence under test at
+    /// another gap stops it there, and the windows go on by mask from the next block.
+    Spacing,
     /// After three non-ASCII pairs at equal gaps of more than 8 blocks in the skipping
     /// loop, which goes on: in each pair that is not all ASCII, only the non-ASCII blocks
     /// are checked, and an ASCII block gets the end check of the bytes before it.
@@ -441,7 +444,7 @@ impl Way {
         Way::Pattern,
         Way::Mask,
         Way::MaskAhead,
-        Way::Regular,
+        Way::Spacing,
         Way::Spaced,
         Way::Periodic,
     ];
@@ -459,12 +462,14 @@ impl Way {
     /// next window a pattern at once; a full one makes it dense; and blocks 0 and 2 leave
     /// the next one by mask, where the same mask again makes it a pattern.
     ///
-    /// Only 32- and 64-byte registers go to a pattern from the skipping loop, or check the
-    /// blocks of a pair one at a time (`None` for `Regular` and `Spaced` with 16-byte
+    /// Only 32- and 64-byte registers go to a `spaced_run` from the skipping loop, or check
+    /// the blocks of a pair one at a time (`None` for `Spacing` and `Spaced` with 16-byte
     /// registers).
-    /// Four non-ASCII pairs at equal gaps of two pairs (blocks 50, 54, 58 and 62: a gap of
-    /// at most `REGULAR_MAX_GAP`, 8 blocks; longer regular gaps keep the loop going), the
-    /// last one ending the window, stop the skipping loop for a pattern at once. Three
+    /// Four non-ASCII pairs at equal gaps of two pairs (blocks 50, 54, 58 and 62, within a
+    /// window), the last one ending the window, stop the skipping loop for a
+    /// `spaced_run` at once. (`validate`'s windows no longer reach `Way::Regular`, the
+    /// pattern that equal gaps led to before: `validate_early`'s do, tested in
+    /// `src/kernel.rs`.) Three
     /// pairs at equal gaps of ten blocks (blocks 34, 44 and 54) keep the loop going into
     /// the window under test with two equal gaps behind it, where it checks only the
     /// non-ASCII blocks of each pair.
@@ -486,8 +491,8 @@ impl Way {
             Way::Mask | Way::MaskAhead => vec![stop],
             Way::Full => vec![stop, full],
             Way::Pattern => vec![stop, vec![0, 2], vec![0, 2]],
-            Way::Regular | Way::Spaced if register == 16 => return None,
-            Way::Regular => vec![back(&[14, 10, 6, 2])],
+            Way::Spacing | Way::Spaced if register == 16 => return None,
+            Way::Spacing => vec![back(&[14, 10, 6, 2])],
             Way::Spaced => vec![back(&[30, 20, 10])],
             Way::Periodic => vec![stop, vec![0], periodic],
         })
@@ -505,11 +510,12 @@ enum Region {
     FirstWindow,
     /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after windows
     /// set up as for this way. Whether those windows found sparse text (`Ascii`, `Sparse`,
-    /// `Pattern`, `Regular`, `Spaced`, `Periodic`) or not decides how these
+    /// `Pattern`, `Spacing`, `Spaced`, `Periodic`) or not decides how these
     /// blocks are checked with 32-byte registers (by mask, or skipped up to the first
     /// non-ASCII pair of blocks and checked from there); with 16-byte ones always by mask.
     /// After `Ascii` the skipping loop runs on into them, and only what it leaves is checked
-    /// so. `None`: no window, an input under half a window plus a register (with 32-byte
+    /// so; after `Spacing` the `spaced_run` goes on into them, up to a cluster of non-ASCII
+    /// blocks at another gap. `None`: no window, an input under half a window plus a register (with 32-byte
     /// registers, ASCII blocks skipped up to the first that is not and every register
     /// checked from there; with 16-byte ones, by mask).
     Rest(Option<Way>),
@@ -715,6 +721,11 @@ fn block_placements(
                         put_e_acute(&mut input, start + block * 64 + 30);
                     }
                 }
+                if matches!(region, Region::Window(Way::Spacing)) {
+                    for block in (2..blocks + after).step_by(4) {
+                        put_e_acute(&mut input, start + block * 64 + 30);
+                    }
+                }
                 // (Written over the dense `é`s, so that an ASCII neighbour is one.)
                 let neighbour = |input: &mut Vec<u8>, at: usize, e_acute: bool| {
                     let bytes = if e_acute { E_ACUTE } else { b"ab" };
@@ -800,8 +811,9 @@ fn class_triples_across_blocks() {
                 Region::LongRest(_) if small => boundary <= 1 || boundary == LONG_REST_BLOCKS,
                 Region::LongRest(_) => long_rest_edge(boundary),
                 Region::Window(_) | Region::FirstWindow if small => window_edge(boundary),
-                // Every block of a window checked while the next one's mask is taken.
-                Region::Window(Way::MaskAhead) => !neighbours.dense,
+                // Every block of a window checked while the next one's mask is taken, and
+                // of a window in a `spaced_run`.
+                Region::Window(Way::MaskAhead | Way::Spacing) => !neighbours.dense,
                 Region::Window(_) | Region::FirstWindow => {
                     window_edge(boundary) || [2, 3, 4, half, half + 1].contains(&boundary)
                 }
