@@ -424,6 +424,10 @@ enum Way {
     /// blocks here, on from the pairs before; a neighbour or a sequence under test at
     /// another gap stops it there, and the windows go on by mask from the next block.
     Spacing,
+    /// After a window by mask whose non-ASCII blocks come at a spacing (`spacing_in`; an
+    /// `é` every five blocks): the same run, from the window under test on, with an `é`
+    /// every five blocks there too.
+    SpacingAfterMask,
     /// After three non-ASCII pairs at equal gaps of more than 8 blocks in the skipping
     /// loop, which goes on: in each pair that is not all ASCII, only the non-ASCII blocks
     /// are checked, and an ASCII block gets the end check of the bytes before it.
@@ -437,7 +441,7 @@ enum Way {
 const WINDOW_BLOCKS: usize = 64;
 
 impl Way {
-    const ALL: [Way; 9] = [
+    const ALL: [Way; 10] = [
         Way::Ascii,
         Way::Sparse,
         Way::Full,
@@ -445,6 +449,7 @@ impl Way {
         Way::Mask,
         Way::MaskAhead,
         Way::Spacing,
+        Way::SpacingAfterMask,
         Way::Spaced,
         Way::Periodic,
     ];
@@ -491,8 +496,11 @@ impl Way {
             Way::Mask | Way::MaskAhead => vec![stop],
             Way::Full => vec![stop, full],
             Way::Pattern => vec![stop, vec![0, 2], vec![0, 2]],
-            Way::Spacing | Way::Spaced if register == 16 => return None,
+            Way::Spacing | Way::SpacingAfterMask | Way::Spaced if register == 16 => {
+                return None;
+            }
             Way::Spacing => vec![back(&[14, 10, 6, 2])],
+            Way::SpacingAfterMask => vec![stop, (2..WINDOW_BLOCKS).step_by(5).collect()],
             Way::Spaced => vec![back(&[30, 20, 10])],
             Way::Periodic => vec![stop, vec![0], periodic],
         })
@@ -506,7 +514,9 @@ enum Region {
     /// blocks and 40 bytes) follow it.
     Window(Way),
     /// The first window of an input whose first register holds an `é`: checked as dense
-    /// text with 32-byte registers, by mask with 16-byte ones.
+    /// text with 32-byte registers where the pair of blocks after that register is not all
+    /// ASCII (dense neighbours, or an `é` next to the boundaries 0 to 2), else by the
+    /// skipping loop; by mask with 16-byte registers.
     FirstWindow,
     /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after windows
     /// set up as for this way. Whether those windows found sparse text (`Ascii`, `Sparse`,
@@ -721,8 +731,13 @@ fn block_placements(
                         put_e_acute(&mut input, start + block * 64 + 30);
                     }
                 }
-                if matches!(region, Region::Window(Way::Spacing)) {
-                    for block in (2..blocks + after).step_by(4) {
+                let spacing = match region {
+                    Region::Window(Way::Spacing) => Some((2, 4)),
+                    Region::Window(Way::SpacingAfterMask) => Some((3, 5)),
+                    _ => None,
+                };
+                if let Some((first, gap)) = spacing {
+                    for block in (first..blocks + after).step_by(gap) {
                         put_e_acute(&mut input, start + block * 64 + 30);
                     }
                 }
@@ -813,7 +828,9 @@ fn class_triples_across_blocks() {
                 Region::Window(_) | Region::FirstWindow if small => window_edge(boundary),
                 // Every block of a window checked while the next one's mask is taken, and
                 // of a window in a `spaced_run`.
-                Region::Window(Way::MaskAhead | Way::Spacing) => !neighbours.dense,
+                Region::Window(Way::MaskAhead | Way::Spacing | Way::SpacingAfterMask) => {
+                    !neighbours.dense
+                }
                 Region::Window(_) | Region::FirstWindow => {
                     window_edge(boundary) || [2, 3, 4, half, half + 1].contains(&boundary)
                 }
