@@ -695,16 +695,17 @@ const EARLY_WINDOW: usize = 8;
 /// blocks did before they grew).
 const HALF_WINDOW: usize = WINDOW / 2;
 
-/// The longest gap between non-ASCII pairs (8 blocks, 512 bytes) at which equal gaps send
+/// The longest gap between non-ASCII pairs (15 blocks, 960 bytes) at which equal gaps send
 /// [`sparse_run`] to a run by branches ([`spaced_run`]; in [`validate_early`]'s windows,
 /// to a pattern, [`Way::Regular`]). At longer equal gaps it stays in its skipping loop,
 /// where the loop's exit is as well predicted as a branch per block and an ASCII block
 /// costs less (nearly equal gaps, whose exits it does not predict, go to the run at any
-/// length). (Measured on Zen 3, 64 KiB with an `é` every 1.5 to 3 KiB:
-/// 0.69x to 0.73x simdutf8's compat through the pattern, 0.81x to 0.87x staying, 0.91x
-/// to 0.95x staying into the last window too; at 384 and 512 bytes staying was slower
-/// than the pattern. See `docs/design.md`.)
-const REGULAR_MAX_GAP: usize = 8 * BLOCK;
+/// length). Measured on Zen 4 at 64 KiB, four placements, `é` at equal gaps, the run
+/// against the skipping loop: 640 to 1024 B 1.05x to 1.18x faster with AVX-512, with AVX2
+/// 0.99x to 1.05x at 640 to 896 B and 0.94x at 1024 B; at 2 to 3.5 KiB the run was
+/// slower with both. (On Zen 3, windows by branches for such gaps had read 0.69x to
+/// 0.73x simdutf8's compat, the skipping loop 0.81x to 0.87x: `docs/design.md`.)
+const REGULAR_MAX_GAP: usize = 15 * BLOCK;
 
 /// With 16-byte registers, inputs under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes are
 /// [`validate_medium`]'s ([`medium_blocks`]).

@@ -398,8 +398,9 @@ fn every_truncation_of_multilingual_text() {
 enum Way {
     /// From the start of an input that starts with ASCII: pairs of ASCII blocks skipped in
     /// a loop, each pair that is not all ASCII checked whole, until three such pairs come
-    /// within a window (the last two gaps unequal, or one pair), or four at equal gaps of
-    /// up to 8 blocks, or the input ends (it goes on after the last window).
+    /// within a window (the last two gaps more than a pair apart, or one pair), or four at
+    /// nearly equal gaps (then `Spacing`), or the input ends (it goes on after the last
+    /// window).
     Ascii,
     /// After that with 32-byte registers, or after a window with one non-ASCII block: the
     /// mask of the non-ASCII pairs of blocks, a loop over it.
@@ -428,8 +429,8 @@ enum Way {
     /// `é` every five blocks): the same run, from the window under test on, with an `é`
     /// every five blocks there too.
     SpacingAfterMask,
-    /// After three non-ASCII pairs at equal gaps of more than 8 blocks in the skipping
-    /// loop, which goes on: in each pair that is not all ASCII, only the non-ASCII blocks
+    /// After three non-ASCII pairs at equal gaps (of ten blocks) in the skipping loop, which
+    /// goes on to a fourth: in each pair that is not all ASCII, only the non-ASCII blocks
     /// are checked, and an ASCII block gets the end check of the bytes before it.
     Spaced,
     /// After a window by pairs whose mask repeats with a short period (a non-ASCII pair
@@ -474,14 +475,17 @@ impl Way {
     /// window), the last one ending the window, stop the skipping loop for a
     /// `spaced_run` at once. (`validate`'s windows no longer reach `Way::Regular`, the
     /// pattern that equal gaps led to before: `validate_early`'s do, tested in
-    /// `src/kernel.rs`.) Three
-    /// pairs at equal gaps of ten blocks (blocks 34, 44 and 54) keep the loop going into
-    /// the window under test with two equal gaps behind it, where it checks only the
+    /// `src/kernel.rs`.) After the window that stops the loop, an `é` every five blocks
+    /// makes the window by mask hand over to a `spaced_run` too (`SpacingAfterMask`).
+    /// Three pairs at equal gaps of ten blocks (blocks 34, 44 and 54) keep the loop going
+    /// into the window under test with two equal gaps behind it, where it checks only the
     /// non-ASCII blocks of each pair.
     ///
     /// (Three pairs two pairs apart alone would keep the loop going into the window under
     /// test. A temporary trace of each window's way showed every set-up reaching its way
-    /// at the window under test, with each register width.)
+    /// at the window under test, with each register width; for `Spacing` and
+    /// `SpacingAfterMask`, a mutation of the run's path failed each: see
+    /// `docs/design.md`.)
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
         let full: Vec<usize> = (0..WINDOW_BLOCKS).collect();
         let periodic: Vec<usize> = (0..WINDOW_BLOCKS).step_by(6).collect();
