@@ -1266,6 +1266,8 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
                 && nearly_equal(gap, gaps)
                 && !(gap > REGULAR_MAX_GAP && gap == gaps[0] && gap == gaps[1])
             {
+                // (Both pairs tested here, this one and `last[0]`, were checked above: in
+                // bounds.)
                 let first_non_ascii = |pair: usize| {
                     pair + BLOCK * usize::from(is_ascii::<V>(bytes.as_ptr().add(pair), BLOCK))
                 };
