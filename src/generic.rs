@@ -1259,8 +1259,8 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
             // likely one word across the pairs' boundary, so the two count as one pair.
             // In text with a non-ASCII word every 3 KiB, one word in 16 crosses a pair's
             // boundary, and counting it twice left this loop for windows by mask, which
-            // never came back (each window had a non-ASCII block): 0.85x `simdutf8`
-            // with AVX2, against 1.04x (`docs/design.md`).
+            // never came back (each window had a non-ASCII block): 0.84x `simdutf8`
+            // with AVX2, against 1.03x (`docs/design.md`).
             let one_word =
                 cheap_checks::<V>() && gap == 2 * BLOCK && gaps[0] >= HALF_WINDOW * BLOCK;
             let close = pos.wrapping_sub(since) < W * BLOCK && !one_word;
@@ -1332,11 +1332,12 @@ fn nearly_equal(gap: usize, before: [usize; 2]) -> bool {
 }
 
 /// The spacing of the clusters of non-ASCII blocks in `mask`, the mask of a whole window
-/// at `pos`, if their starts come at gaps within a block of the first gap, itself of at
-/// least 3 blocks, four clusters or more (as text with a non-ASCII character every 150
-/// bytes to 1 KiB does, where the mask shows no period): the state for a [`spaced_run`]
-/// after the window. Real text, whose gaps vary, fails the test that every start but the
-/// last has another one such a gap after it (and every start but the first, before it).
+/// at `pos`, if their starts come at gaps within a block of the larger of the first two
+/// gaps, itself of at least 3 blocks, four clusters or more (as text with a non-ASCII
+/// character every 100 bytes to 1 KiB does, where the mask shows no period): the state
+/// for a [`spaced_run`] after the window. Real text, whose gaps vary, fails the test that
+/// every start but the last has another one such a gap after it (and every start but the
+/// first, before it).
 /// (The gap taken from the span and the count instead, a division, and its successor at
 /// it or one more: real files 0.99x, man pages and HTML down to 0.98x; this way 1.00x.)
 #[inline(always)]
@@ -2069,5 +2070,52 @@ mod tests {
             assert_eq!(low.to_le_bytes(), expected[..8], "len {len}");
             assert_eq!(high.to_le_bytes(), expected[8..], "len {len}");
         }
+    }
+
+    /// The mask of a window with a non-ASCII byte at each of `bytes` (offsets in it).
+    fn mask_of(bytes: impl Iterator<Item = usize>) -> BlockMask {
+        bytes
+            .filter(|&byte| byte < WINDOW * BLOCK)
+            .fold(0, |mask, byte| mask | 1 << (byte / BLOCK))
+    }
+
+    #[test]
+    fn spacing_in_finds_a_spacing_in_every_phase() {
+        // An `é` every 100 to 1000 bytes, from every phase of the window: gaps between the
+        // clusters' starts alternate between two values (2 and 3 blocks at 100 B). From
+        // 192 B on, every phase; under it, a cluster of two blocks now and then shortens
+        // a gap to 1, but more than half of the phases (with the first gap as the
+        // reference, 100 and 150 B were under half).
+        for spacing in [100, 150, 160, 192, 200, 300, 500, 700, 1000] {
+            let mut found = 0;
+            for phase in 0..spacing {
+                let bytes = (phase..)
+                    .step_by(spacing)
+                    .flat_map(|b| [b, b + 1])
+                    .take(200);
+                let Some(spacing_found) = spacing_in(mask_of(bytes), 4096) else {
+                    assert!(spacing < 192, "{spacing} B, phase {phase}");
+                    continue;
+                };
+                found += 1;
+                let Spacing { cluster, last, gap } = spacing_found;
+                // (The gap between the last two clusters' starts: within a block of a
+                // multiple of the spacing's share of blocks, 2 or 3 at 100 B.)
+                assert!(gap % BLOCK == 0 && gap >= 2 * BLOCK && gap < spacing + 2 * BLOCK);
+                assert!(cluster >= 4096 && cluster % BLOCK == 0 && last >= cluster);
+            }
+            assert!(2 * found > spacing, "{spacing} B: {found} phases");
+        }
+    }
+
+    #[test]
+    fn spacing_in_rejects_what_is_no_spacing() {
+        // A period of two blocks (a pattern for the windows by branches), three clusters,
+        // and gaps that vary by more than a block.
+        assert!(spacing_in(mask_of((0..WINDOW * BLOCK).step_by(2 * BLOCK)), 0).is_none());
+        assert!(spacing_in(mask_of([0, 300, 600].into_iter()), 0).is_none());
+        assert!(spacing_in(mask_of([0, 300, 900, 1000, 1400].into_iter()), 0).is_none());
+        assert!(spacing_in(0, 0).is_none());
+        assert!(spacing_in(BlockMask::MAX, 0).is_none());
     }
 }
