@@ -1156,11 +1156,12 @@ unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos
 /// ASCII text with rare non-ASCII bytes, from `pos` on: ASCII blocks skipped two at a time;
 /// where a pair is not all ASCII, both of its blocks are checked (after two equal gaps
 /// between such pairs, with 32-byte registers, only the non-ASCII ones:
-/// [`pair_errors_by_branches`]), until three such pairs come within a window, or four at
+/// [`pair_errors_by_branches`]), until three such pairs come within a window (a pair right
+/// after another that came after half a window of ASCII counting with it), or four at
 /// nearly equal gaps ([`spaced_run`]; equal ones of up to [`REGULAR_MAX_GAP`]), or fewer
-/// than two blocks are left. With 16-byte
-/// registers, until two come within a window. Where non-ASCII bytes are rare this costs the
-/// least per ASCII block, and the only mispredicted branches are the skip's exits.
+/// than two blocks are left. With 16-byte registers, until two come within a window.
+/// Where non-ASCII bytes are rare this costs the least per ASCII block, and the only
+/// mispredicted branches are the skip's exits.
 ///
 /// The loop goes on into the last window: the fewer than `W` blocks after it would
 /// otherwise be [`check_rest`]'s, which tests each of them for ASCII and checks by mask
@@ -1260,7 +1261,9 @@ unsafe fn sparse_run<V: Vector, const W: usize>(
             // In text with a non-ASCII word every 3 KiB, one word in 16 crosses a pair's
             // boundary, and counting it twice left this loop for windows by mask, which
             // never came back (each window had a non-ASCII block): 0.84x `simdutf8`
-            // with AVX2, against 1.03x (`docs/design.md`).
+            // with AVX2, against 1.03x (`docs/design.md`). At the start `gaps[0]` is the
+            // wrapped gap from no pair, which counts as long: a run that starts at such a
+            // word met the same three pairs.
             let one_word =
                 cheap_checks::<V>() && gap == 2 * BLOCK && gaps[0] >= HALF_WINDOW * BLOCK;
             let close = pos.wrapping_sub(since) < W * BLOCK && !one_word;
@@ -2099,8 +2102,8 @@ mod tests {
                 };
                 found += 1;
                 let Spacing { cluster, last, gap } = spacing_found;
-                // (The gap between the last two clusters' starts: within a block of a
-                // multiple of the spacing's share of blocks, 2 or 3 at 100 B.)
+                // (`gap` is from the second-to-last cluster's start to the last's: whole
+                // blocks, at least 2, under the spacing plus 2 blocks.)
                 assert!(gap % BLOCK == 0 && gap >= 2 * BLOCK && gap < spacing + 2 * BLOCK);
                 assert!(cluster >= 4096 && cluster % BLOCK == 0 && last >= cluster);
             }
