@@ -36,9 +36,8 @@ mod corpus;
 mod measure;
 
 use std::fmt::Write as _;
-use std::ops::Range;
 
-use corpus::{Rng, Text};
+use corpus::{sweep_slices, sweep_text};
 use utf8check::Kernel;
 
 const ROUNDS: usize = 31;
@@ -53,56 +52,6 @@ const INSERTS: [(&str, &str); 5] = [
     ("word żółć", "żółć"),
     ("word 日本語", "日本語"),
 ];
-/// Slices per buffer, each starting at an odd offset in another part of a cache line.
-const OFFSETS: [usize; 4] = [1, 19, 37, 55];
-
-/// `len` bytes of ASCII text with `insert` every `spacing` bytes (or at jittered gaps of
-/// mean `spacing`), then `OFFSETS.last()` more bytes so that every slice fits.
-fn sweep_text(insert: &str, spacing: usize, jitter: bool, len: usize) -> Vec<u8> {
-    let total = len + OFFSETS[OFFSETS.len() - 1] + 4;
-    let ascii = corpus::text(Text::Ascii, total, 7);
-    let mut rng = Rng::new(spacing as u64);
-    let mut out = Vec::with_capacity(total + 64);
-    let mut next = 0;
-    while out.len() < total {
-        if out.len() >= next {
-            out.extend_from_slice(insert.as_bytes());
-            let gap = if jitter {
-                spacing / 2 + rng.below(spacing as u32 + 1) as usize
-            } else {
-                spacing
-            };
-            next += gap.max(1);
-        } else {
-            out.push(ascii[out.len()]);
-        }
-    }
-    // Cut at a character boundary, then pad with ASCII.
-    out.truncate(total);
-    while std::str::from_utf8(&out).is_err() {
-        out.pop();
-    }
-    out.resize(total, b'x');
-    out
-}
-
-/// A slice of about `size` bytes at each of `OFFSETS`, moved forward to the next
-/// character boundary and shortened to end at one.
-fn slices(buffer: &[u8], size: usize) -> Vec<Range<usize>> {
-    let boundary = |i: usize| i == buffer.len() || (buffer[i] as i8) >= -0x40;
-    OFFSETS
-        .iter()
-        .map(|&offset| {
-            let start = (offset..).find(|&i| boundary(i)).unwrap();
-            let end = (start..=(start + size).min(buffer.len()))
-                .rev()
-                .find(|&i| boundary(i))
-                .unwrap();
-            start..end
-        })
-        .collect()
-}
-
 fn main() {
     measure::shift_code();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -151,7 +100,7 @@ fn main() {
                         continue;
                     }
                     let buffer = sweep_text(insert, spacing, jitter, size);
-                    let ranges = slices(&buffer, size);
+                    let ranges = sweep_slices(&buffer, size);
                     let ns = interleaved!(ROUNDS, &buffer, &ranges;
                         |v| std::str::from_utf8(v).is_ok(),
                         |v| simdutf8::basic::from_utf8(v).is_ok(),

@@ -169,3 +169,54 @@ pub fn slices(kind: Text, len: usize, count: usize) -> (Vec<u8>, Vec<core::ops::
     }
     (buffer, ranges)
 }
+
+/// Slices per buffer, each starting at an odd offset in another part of a cache line.
+pub const SWEEP_OFFSETS: [usize; 4] = [1, 19, 37, 55];
+
+/// The density sweep's text (`benches/density.rs`, `compare/commit`): `len` bytes of
+/// ASCII text with `insert` every `spacing` bytes (or at jittered gaps of mean
+/// `spacing`), then `SWEEP_OFFSETS.last()` more bytes so that every slice fits.
+pub fn sweep_text(insert: &str, spacing: usize, jitter: bool, len: usize) -> Vec<u8> {
+    let total = len + SWEEP_OFFSETS[SWEEP_OFFSETS.len() - 1] + 4;
+    let ascii = text(Text::Ascii, total, 7);
+    let mut rng = Rng::new(spacing as u64);
+    let mut out = Vec::with_capacity(total + 64);
+    let mut next = 0;
+    while out.len() < total {
+        if out.len() >= next {
+            out.extend_from_slice(insert.as_bytes());
+            let gap = if jitter {
+                spacing / 2 + rng.below(spacing as u32 + 1) as usize
+            } else {
+                spacing
+            };
+            next += gap.max(1);
+        } else {
+            out.push(ascii[out.len()]);
+        }
+    }
+    // Cut at a character boundary, then pad with ASCII.
+    out.truncate(total);
+    while std::str::from_utf8(&out).is_err() {
+        out.pop();
+    }
+    out.resize(total, b'x');
+    out
+}
+
+/// A slice of about `size` bytes at each of `SWEEP_OFFSETS`, moved forward to the next
+/// character boundary and shortened to end at one.
+pub fn sweep_slices(buffer: &[u8], size: usize) -> Vec<core::ops::Range<usize>> {
+    let boundary = |i: usize| i == buffer.len() || (buffer[i] as i8) >= -0x40;
+    SWEEP_OFFSETS
+        .iter()
+        .map(|&offset| {
+            let start = (offset..).find(|&i| boundary(i)).unwrap();
+            let end = (start..=(start + size).min(buffer.len()))
+                .rev()
+                .find(|&i| boundary(i))
+                .unwrap();
+            start..end
+        })
+        .collect()
+}

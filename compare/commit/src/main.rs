@@ -1,11 +1,15 @@
-//! The working tree's kernels (`utf8check`) against an earlier commit's (`utf8check_base`,
-//! written by `run.sh`), linked into one binary and called directly, in interleaved rounds
-//! (the order rotates every round), medians. See `run.sh`.
+//! The working tree's kernels against an earlier commit's, linked into one binary and
+//! called directly, in interleaved rounds (the order rotates every round), medians. See
+//! `run.sh`, which writes both copies: `new/` (the package `utf8check`) and `base/`
+//! (`utf8check_base`), or, built with `UTF8CHECK_COMPARE_SWAPPED` set, the other way round,
+//! so that each version runs from the other slot's place in the binary.
 
 use std::hint::black_box;
 use std::ops::Range;
 use std::time::Instant;
 
+#[path = "../../../benches/common/corpus.rs"]
+mod corpus;
 #[path = "../../../benches/common/measure.rs"]
 mod measure;
 #[path = "../../../benches/common/real.rs"]
@@ -63,37 +67,109 @@ fn time(validate: impl Fn(&[u8]) -> bool, bytes: &[u8], pieces: &[Range<usize>])
     start.elapsed().as_secs_f64()
 }
 
-/// The whole of `bytes`, or with `PIECES=n`, the real-text benchmark's slices of exactly
-/// `n` bytes at character boundaries.
-fn pieces(bytes: &[u8], len: Option<usize>) -> Vec<Range<usize>> {
-    match len {
-        Some(len) => real::slices_of(len)(bytes),
-        None => std::iter::once(0..bytes.len()).collect(),
+/// Which copy holds which version: without `UTF8CHECK_COMPARE_SWAPPED` (at build time)
+/// `utf8check` is the new one, with it `utf8check_base` is. Where a function lands in
+/// the binary moves its speed: the same code in both copies read 0.82x to 1.24x in single
+/// runs on the Zen 4 host, so `run.sh` builds both ways and takes the geometric mean.
+const SWAPPED: bool = option_env!("UTF8CHECK_COMPARE_SWAPPED").is_some();
+
+/// An input: its name, its bytes and the pieces validated one call each.
+struct Input {
+    name: String,
+    bytes: Vec<u8>,
+    pieces: Vec<Range<usize>>,
+}
+
+impl Input {
+    /// `density:INSERT:SPACING:SIZE[:jittered]`, the density sweep's text
+    /// (`benches/density.rs`: its four slices of `SIZE` bytes at odd offsets), or a file,
+    /// whole or, with `PIECES=n`, in the real-text benchmark's slices of exactly `n`
+    /// bytes at character boundaries.
+    fn new(arg: &str, piece_len: Option<usize>) -> Input {
+        if let Some(spec) = arg.strip_prefix("density:") {
+            let fields: Vec<&str> = spec.split(':').collect();
+            let number = |i: usize| -> usize {
+                fields
+                    .get(i)
+                    .and_then(|f| f.parse().ok())
+                    .unwrap_or_else(|| panic!("{arg}: not density:INSERT:SPACING:SIZE[:jittered]"))
+            };
+            let (spacing, size) = (number(1), number(2));
+            let jittered = fields.get(3) == Some(&"jittered");
+            let bytes = corpus::sweep_text(fields[0], spacing, jittered, size);
+            let pieces = corpus::sweep_slices(&bytes, size);
+            return Input {
+                name: arg.to_string(),
+                bytes,
+                pieces,
+            };
+        }
+        let bytes = std::fs::read(arg).unwrap_or_else(|e| panic!("{arg}: {e}"));
+        let pieces = match piece_len {
+            Some(len) => real::slices_of(len)(&bytes),
+            None => std::iter::once(0..bytes.len()).collect(),
+        };
+        Input {
+            name: arg.rsplit('/').next().unwrap_or(arg).to_string(),
+            bytes,
+            pieces,
+        }
     }
+}
+
+/// `[base, new, peer]`, named `names`, from the two copies' contenders (`utf8check`'s
+/// first).
+fn by_role(names: [&'static str; 2], copies: [Contender; 2], peer: Contender) -> [Contender; 3] {
+    let [first, second] = copies;
+    let [base, new] = if SWAPPED {
+        [first, second]
+    } else {
+        [second, first]
+    };
+    [
+        Contender {
+            name: names[0],
+            ..base
+        },
+        Contender {
+            name: names[1],
+            ..new
+        },
+        peer,
+    ]
 }
 
 /// The contenders in groups of three: base, new, simdutf8's matching kernel (for the
 /// public `is_valid`, with its dispatch and short-input paths, `simdutf8::basic`).
 fn contenders() -> Vec<[Contender; 3]> {
-    let mut groups = vec![[
-        contender!("is_valid base", utf8check_base::is_valid),
-        contender!("is_valid new", utf8check::is_valid),
+    let mut groups = vec![by_role(
+        ["is_valid base", "is_valid new"],
+        [
+            contender!("", utf8check::is_valid),
+            contender!("", utf8check_base::is_valid),
+        ],
         contender!("simdutf8-basic", |v| simdutf8::basic::from_utf8(v).is_ok()),
-    ]];
+    )];
     if utf8check::Kernel::Avx2.is_supported() {
-        groups.push([
-            contender!("avx2 base", |v| utf8check_base::Kernel::Avx2.is_valid(v)),
-            contender!("avx2 new", |v| utf8check::Kernel::Avx2.is_valid(v)),
+        groups.push(by_role(
+            ["avx2 base", "avx2 new"],
+            [
+                contender!("", |v| utf8check::Kernel::Avx2.is_valid(v)),
+                contender!("", |v| utf8check_base::Kernel::Avx2.is_valid(v)),
+            ],
             contender!("simdutf8-basic", |v| simdutf8::basic::from_utf8(v).is_ok()),
-        ]);
+        ));
     }
     #[cfg(target_arch = "x86_64")]
     if utf8check::Kernel::Sse41.is_supported() && measure::has_sse42() {
-        groups.push([
-            contender!("sse4.1 base", |v| utf8check_base::Kernel::Sse41.is_valid(v)),
-            contender!("sse4.1 new", |v| utf8check::Kernel::Sse41.is_valid(v)),
+        groups.push(by_role(
+            ["sse4.1 base", "sse4.1 new"],
+            [
+                contender!("", |v| utf8check::Kernel::Sse41.is_valid(v)),
+                contender!("", |v| utf8check_base::Kernel::Sse41.is_valid(v)),
+            ],
             contender!("simdutf8-sse42", measure::simdutf8_sse42),
-        ]);
+        ));
     }
     groups
 }
@@ -105,10 +181,18 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(31);
     let piece_len: Option<usize> = std::env::var("PIECES").ok().and_then(|n| n.parse().ok());
-    let paths: Vec<String> = std::env::args().skip(1).collect();
+    // Where `run.sh` collects every build's ratios, one line per input and group.
+    let mut ratios_out = std::env::var("COMPARE_RATIOS").ok().map(|path| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+    });
+    let args: Vec<String> = std::env::args().skip(1).collect();
     let groups = contenders();
     let all: Vec<&Contender> = groups.iter().flatten().collect();
-    let mut header = String::from("| file |");
+    let mut header = String::from("| input |");
     for group in &groups {
         header += &format!(
             " {} | {} | {} | new / base | new / {} |",
@@ -116,15 +200,26 @@ fn main() {
         );
     }
     let what = match piece_len {
-        Some(n) => format!("{n}-byte pieces, one call each"),
+        Some(n) => format!("files in {n}-byte pieces, one call each"),
         None => String::from("whole files"),
     };
-    println!("GB/s ({what}), medians of {rounds} interleaved rounds\n\n{header}");
+    let slots = if SWAPPED {
+        "the new version in the second copy"
+    } else {
+        "the new version in the first copy"
+    };
+    println!(
+        "GB/s ({what}), medians of {rounds} interleaved rounds, {slots}, code shifted by {} bytes\n\n{header}",
+        measure::SHIFT
+    );
     println!("|---|{}", "---:|".repeat(5 * groups.len()));
     let mut log_sums = vec![[0.0f64; 2]; groups.len()];
-    for path in &paths {
-        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let pieces = pieces(&bytes, piece_len);
+    for arg in &args {
+        let Input {
+            name,
+            bytes,
+            pieces,
+        } = Input::new(arg, piece_len);
         let piece_bytes: usize = pieces.iter().map(|r| r.len()).sum();
         let mut times = vec![Vec::with_capacity(rounds); all.len()];
         for round in 0..rounds {
@@ -135,7 +230,6 @@ fn main() {
             }
         }
         let medians: Vec<f64> = times.into_iter().map(measure::median).collect();
-        let name = path.rsplit('/').next().unwrap_or(path);
         let mut row = format!("| {name} |");
         for (g, sums) in log_sums.iter_mut().enumerate() {
             let [base, new, peer] = [medians[3 * g], medians[3 * g + 1], medians[3 * g + 2]];
@@ -150,10 +244,21 @@ fn main() {
             );
             sums[0] += (base / new).ln();
             sums[1] += (peer / new).ln();
+            if let Some(out) = ratios_out.as_mut() {
+                use std::io::Write as _;
+                writeln!(
+                    out,
+                    "{name}\t{}\t{}\t{}",
+                    groups[g][1].name,
+                    base / new,
+                    peer / new
+                )
+                .expect("write COMPARE_RATIOS");
+            }
         }
         println!("{row}");
     }
-    let n = paths.len() as f64;
+    let n = args.len() as f64;
     for (group, sums) in groups.iter().zip(&log_sums) {
         println!(
             "\n{}: geometric mean new / base {:.3}x, new / {} {:.3}x",
