@@ -1430,7 +1430,6 @@ unsafe fn spaced_run<V: Vector>(
             if is_ascii::<V>(ptr, BLOCK) {
                 errors = errors.or(pending);
                 block += BLOCK;
-                one_block_at_a_time();
                 continue;
             }
             errors = errors.or(check_block(k, ptr));
@@ -1457,27 +1456,6 @@ unsafe fn spaced_run<V: Vector>(
         }
     }
     Ok(block)
-}
-
-/// Nothing at run time; to the compiler, an instruction that it may neither remove nor
-/// merge. In a loop with a branch per block, after the ASCII arm, it keeps the loop
-/// testing one block per iteration, as written.
-///
-/// Without it, LLVM unrolls [`spaced_run`]'s loop by two and merges the ASCII tests of
-/// two blocks into one test of the pair, then tests the first block again where the pair
-/// is not all ASCII. That saves a branch per ASCII pair where clusters are far apart,
-/// but where they come every three or four blocks most pairs hold a non-ASCII block and
-/// pay for both tests: with the barrier, `é` every 192 to 256 bytes ran 1.03x to 1.12x
-/// faster with AVX2 and 1.04x to 1.15x with AVX-512, and 384 bytes to 1.5 KiB and real
-/// files were unchanged (session 35, `docs/design.md`).
-#[inline(always)]
-fn one_block_at_a_time() {
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
-    // SAFETY: an empty sequence of instructions: it reads and writes no register, memory
-    // or flag.
-    unsafe {
-        core::arch::asm!("", options(nomem, nostack, preserves_flags));
-    }
 }
 
 /// How the main loop checks its next window, chosen from the shape of the last ones.
