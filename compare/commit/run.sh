@@ -48,6 +48,8 @@ copy() {
   rm -rf "$dir"
   mkdir -p "$dir"
   if [ "$source" = worktree ]; then
+    # (Tracked files deleted in the working tree are listed too, and fail to copy: the
+    # copy is of what is there.)
     (cd "$root" && git ls-files -z --cached --others --exclude-standard |
       xargs -0 cp --parents -t "$dir" 2>/dev/null || true)
   else
