@@ -21,7 +21,7 @@
 #
 # Where a function lands in the binary moves its speed: the same code linked twice read
 # 0.82x to 1.24x against itself in single runs on the Zen 4 host of session 35, and
-# 0.99x to 1.05x as the geometric mean of both builds at two shifts. So each build prints
+# 0.94x to 1.06x as the geometric mean of both builds at two shifts. So each build prints
 # its table (per input, GB/s of each copy, new / base and new / simdutf8 for the public
 # `is_valid` and each kernel the CPU has), and the last table is the geometric mean of
 # the ratios over all builds.
