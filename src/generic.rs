@@ -1943,12 +1943,14 @@ pub(crate) fn windows_from<V: Vector>() -> usize {
 }
 
 /// [`validate`] for inputs shorter than [`windows_from`]: straight-line code and short
-/// loops, which keep no more registers than the caller gives them.
+/// loops, which keep no more registers than the caller gives them. A kernel's `validate`
+/// entry point runs this inline and calls an out-of-line function for longer inputs
+/// (`entry_points!` in `arch/mod.rs`), so that short inputs save no registers.
 ///
 /// # Safety
 /// The CPU must support `V`; `bytes.len() < windows_from::<V>()`.
 #[inline(always)]
-unsafe fn validate_without_windows<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
+pub(crate) unsafe fn validate_without_windows<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     let len = bytes.len();
     // SAFETY: the CPU supports `V` (caller's guarantee).
     unsafe {
@@ -1977,7 +1979,7 @@ unsafe fn validate_without_windows<V: Vector>(bytes: &[u8]) -> Result<(), usize>
 /// (for 128 bytes of ASCII, `from_utf8` took 5.4 ns against `is_valid`'s 3.1 ns). The
 /// straight-line paths for shorter inputs need no such registers: they keep the bytes
 /// where they came in, and the error search is called from a cold block that saves what
-/// it needs itself. So a kernel's entry point (`from_utf8_entry_point!`) runs this inline
+/// it needs itself. So a kernel's entry point (`entry_points!`) runs this inline
 /// and calls an out-of-line function for longer inputs, which alone saves registers.
 /// (A direct call: passed to a generic function as a function pointer, LLVM inlined it.)
 ///

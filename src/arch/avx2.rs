@@ -187,17 +187,9 @@ unsafe fn straddle(prev: Avx2, cur: Avx2) -> __m256i {
     unsafe { _mm256_permute2x128_si256::<0x21>(prev.0, cur.0) }
 }
 
-/// Validates `bytes` with AVX2 (see [`crate::kernel::ValidateFn`]).
-///
-/// # Safety
-/// The CPU must support AVX2, BMI1 and POPCNT ([`crate::cpu::has_avx2`]).
-#[target_feature(enable = "avx2,bmi1,popcnt")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: AVX2, BMI1 and POPCNT are supported (this function's contract).
-    unsafe { generic::validate::<Avx2>(bytes) }
-}
-
-from_utf8_entry_point!(Avx2, "avx2,bmi1,popcnt");
+// `validate` and `from_utf8`: the CPU must support AVX2, BMI1 and POPCNT
+// ([`crate::cpu::has_avx2`]).
+entry_points!(Avx2, "avx2,bmi1,popcnt");
 
 /// Validates `bytes` with AVX2, stopping within 512 bytes of an error (see
 /// [`crate::kernel::EntryPoints::validate_early`]).

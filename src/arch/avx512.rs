@@ -229,35 +229,16 @@ unsafe fn straddle(prev: Avx512, cur: Avx512) -> __m512i {
     unsafe { _mm512_alignr_epi64::<6>(cur.0, prev.0) }
 }
 
-/// Validates `bytes` with AVX-512 (see [`crate::kernel::ValidateFn`]).
-///
-/// An input of up to 64 bytes is one load into one register (masked where it is shorter,
-/// with zeros after it), and one register's check and end check, with no ASCII test
-/// first since session 31 ([`generic::validate_register`]): no second register, no bytes
-/// before it to shift in. Before session 24, these inputs went through the AVX2 code (two registers, partial loads from
-/// words); against it (Intel Xeon, Emerald Rapids; scratch harness, interleaved, medians,
+/// Validates an input of up to 64 bytes, both entry points' path for such inputs: one
+/// load into one register (masked where it is shorter, with zeros after it), and one
+/// register's check and end check, with no ASCII test first since session 31
+/// ([`generic::validate_register`]): no second register, no bytes before it to shift in.
+/// Before session 24, these inputs went through the AVX2 code (two registers, partial
+/// loads from words); against it (Intel Xeon, Emerald Rapids; scratch harness, interleaved, medians,
 /// with the benchmarks' scrub between passes) `from_utf8` was 1.33 to 1.46 times as fast
 /// on 64 B of generated non-ASCII text, 1.27 times on ASCII, 1.15 to 1.19 times on 64-byte
 /// slices of real text, 1.03 to 1.13 times at 16 B; `cargo bench --bench short -- 64` went
 /// from 1.08x to 1.09x the best of std and simdutf8 on non-ASCII text to 1.31x to 1.43x.
-///
-/// # Safety
-/// The CPU must support AVX-512F, AVX-512BW, AVX-512 VBMI, BMI1, BMI2 and POPCNT
-/// ([`crate::cpu::has_avx512`]).
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: AVX-512F, AVX-512BW, AVX-512 VBMI, BMI1, BMI2 and POPCNT are supported (this
-    // function's contract); `validate_in_register` gets at most 64 bytes.
-    unsafe {
-        if bytes.len() <= BLOCK {
-            return validate_in_register(bytes);
-        }
-        generic::validate::<Avx512>(bytes)
-    }
-}
-
-/// Validates an input of up to 64 bytes in one register, zeros after it (see
-/// [`generic::validate_register`]).
 ///
 /// A whole block is a plain load: with the masked load (every bit of its mask set),
 /// `from_utf8` on 64-byte inputs took 6.0 ns against `is_valid`'s 4.7 ns in `cargo bench
@@ -266,7 +247,7 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
 /// faster.
 ///
 /// # Safety
-/// As [`validate`]; `bytes.len() <= 64`.
+/// The CPU must support the kernel (as [`validate`]); `bytes.len() <= 64`.
 #[inline(always)]
 unsafe fn validate_in_register(bytes: &[u8]) -> Result<(), usize> {
     // SAFETY: the CPU supports the kernel (caller's guarantee); an input of 64 bytes is in
@@ -281,7 +262,9 @@ unsafe fn validate_in_register(bytes: &[u8]) -> Result<(), usize> {
     }
 }
 
-from_utf8_entry_point!(
+// `validate` and `from_utf8`: the CPU must support AVX-512F, AVX-512BW, AVX-512 VBMI,
+// BMI1, BMI2 and POPCNT ([`crate::cpu::has_avx512`]).
+entry_points!(
     Avx512,
     "avx512f,avx512bw,avx512vbmi,bmi1,bmi2,popcnt",
     BLOCK => validate_in_register

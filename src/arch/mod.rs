@@ -3,24 +3,55 @@
 //! instruction set and run the generic algorithm. Nothing else lives here but the macro
 //! that writes every kernel's `from_utf8`.
 
-/// Writes a kernel's `from_utf8` entry point ([`crate::kernel::ExactFn`]) and the
-/// out-of-line function it calls for inputs long enough for the windows (see
-/// [`crate::generic::from_utf8_without_windows`] for why the two). Expanded in the
-/// kernel's module, next to its `validate`: `$vector` is its register type, `$features`
-/// its `target_feature`s, and `$first`, if given, a path of the kernel's own that
-/// `validate` takes first for inputs of up to `$first_max` bytes (its `ValidateFn`
-/// answer for them).
-macro_rules! from_utf8_entry_point {
+/// Writes a kernel's two whole-input entry points, `validate` ([`crate::kernel::ValidateFn`])
+/// and `from_utf8` ([`crate::kernel::ExactFn`]), and the one out-of-line function both call
+/// for inputs long enough for the windows, `validate_windows`.
+///
+/// Why the split: LLVM saves the callee-saved registers that any path of a function needs
+/// at its entry, for every path. The windows need six of them (and `from_utf8` needs the
+/// input kept across the check, for the exact error), so an entry point with the windows
+/// inlined pushes and pops six or seven registers on every call, a 20-byte input's
+/// included. The paths for shorter inputs are straight lines and short loops that need
+/// none: inline in the entry point, they keep the input in the registers it came in,
+/// and only the calls that reach the windows pay for saving registers, where a call
+/// costs nothing measurable (see [`crate::generic::from_utf8_without_windows`] and
+/// `docs/design.md`, "The short paths save no registers").
+///
+/// Expanded in the kernel's module: `$vector` is its register type, `$features` its
+/// `target_feature`s, and `$first`, if given, a path of the kernel's own that both entry
+/// points take first for inputs of up to `$first_max` bytes (its `ValidateFn` answer for
+/// them).
+macro_rules! entry_points {
     ($vector:ty, $features:literal $(, $first_max:expr => $first:path)?) => {
+        /// Validates `bytes` (see [`crate::kernel::ValidateFn`]).
+        ///
+        /// # Safety
+        /// The CPU must support the kernel's target features (its `cpu` test).
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: the kernel's features are supported (this function's contract), which
+            // are all that `$first`, `validate_without_windows` and `validate_windows` need;
+            // each gets the inputs it is written for.
+            unsafe {
+                $(
+                    if bytes.len() <= $first_max {
+                        return $first(bytes);
+                    }
+                )?
+                if bytes.len() < crate::generic::windows_from::<$vector>() {
+                    return crate::generic::validate_without_windows::<$vector>(bytes);
+                }
+                validate_windows(bytes)
+            }
+        }
+
         /// Validates `bytes` and finds the exact error (see [`crate::kernel::ExactFn`]).
         ///
         /// # Safety
         /// As [`validate`].
         #[target_feature(enable = $features)]
         pub(crate) unsafe fn from_utf8(bytes: &[u8]) -> Result<(), crate::error::Utf8Error> {
-            // SAFETY: the kernel's features are supported (this function's contract), which
-            // are all that `$first` and `from_utf8_windows` need; the inline path takes
-            // only the inputs shorter than the windows.
+            // SAFETY: as in `validate`.
             unsafe {
                 $(
                     if bytes.len() <= $first_max {
@@ -34,7 +65,8 @@ macro_rules! from_utf8_entry_point {
             }
         }
 
-        /// [`from_utf8`] for inputs long enough for the windows.
+        /// [`from_utf8`] for inputs long enough for the windows: the error search after
+        /// the check keeps the input in registers that this function saves.
         ///
         /// # Safety
         /// As [`validate`].
@@ -42,7 +74,19 @@ macro_rules! from_utf8_entry_point {
         #[target_feature(enable = $features)]
         unsafe fn from_utf8_windows(bytes: &[u8]) -> Result<(), crate::error::Utf8Error> {
             // SAFETY: the kernel's features are supported (this function's contract).
-            crate::scalar::exact(bytes, unsafe { validate(bytes) })
+            crate::scalar::exact(bytes, unsafe { validate_windows(bytes) })
+        }
+
+        /// [`validate`] for inputs long enough for the windows (shorter ones are answered
+        /// correctly too).
+        ///
+        /// # Safety
+        /// As [`validate`].
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        unsafe fn validate_windows(bytes: &[u8]) -> Result<(), usize> {
+            // SAFETY: the kernel's features are supported (this function's contract).
+            unsafe { crate::generic::validate::<$vector>(bytes) }
         }
     };
 }

@@ -164,17 +164,8 @@ impl Vector for Neon {
     }
 }
 
-/// Validates `bytes` with NEON (see [`crate::kernel::ValidateFn`]).
-///
-/// # Safety
-/// The CPU must support NEON.
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: NEON is supported (this function's contract).
-    unsafe { generic::validate::<Neon>(bytes) }
-}
-
-from_utf8_entry_point!(Neon, "neon");
+// `validate` and `from_utf8`: the CPU must support NEON.
+entry_points!(Neon, "neon");
 
 /// Validates `bytes` with NEON, stopping within 512 bytes of an error (see
 /// [`crate::kernel::EntryPoints::validate_early`]).

@@ -158,17 +158,8 @@ impl Vector for Sse41 {
     }
 }
 
-/// Validates `bytes` with SSE4.1 (see [`crate::kernel::ValidateFn`]).
-///
-/// # Safety
-/// The CPU must support SSE4.1.
-#[target_feature(enable = "sse4.1")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: SSE4.1 is supported (this function's contract).
-    unsafe { generic::validate::<Sse41>(bytes) }
-}
-
-from_utf8_entry_point!(Sse41, "sse4.1");
+// `validate` and `from_utf8`: the CPU must support SSE4.1.
+entry_points!(Sse41, "sse4.1");
 
 /// Validates `bytes` with SSE4.1, stopping within 512 bytes of an error (see
 /// [`crate::kernel::EntryPoints::validate_early`]).
