@@ -234,11 +234,12 @@ unsafe fn straddle(prev: Avx512, cur: Avx512) -> __m512i {
 /// register's check and end check, with no ASCII test first since session 31
 /// ([`generic::validate_register`]): no second register, no bytes before it to shift in.
 /// Before session 24, these inputs went through the AVX2 code (two registers, partial
-/// loads from words); against it (Intel Xeon, Emerald Rapids; scratch harness, interleaved, medians,
-/// with the benchmarks' scrub between passes) `from_utf8` was 1.33 to 1.46 times as fast
-/// on 64 B of generated non-ASCII text, 1.27 times on ASCII, 1.15 to 1.19 times on 64-byte
-/// slices of real text, 1.03 to 1.13 times at 16 B; `cargo bench --bench short -- 64` went
-/// from 1.08x to 1.09x the best of std and simdutf8 on non-ASCII text to 1.31x to 1.43x.
+/// loads from words); against it (Intel Xeon, Emerald Rapids; scratch harness,
+/// interleaved, medians, with the benchmarks' scrub between passes) `from_utf8` was 1.33
+/// to 1.46 times as fast on 64 B of generated non-ASCII text, 1.27 times on ASCII, 1.15
+/// to 1.19 times on 64-byte slices of real text, 1.03 to 1.13 times at 16 B; `cargo
+/// bench --bench short -- 64` went from 1.08x to 1.09x the best of std and simdutf8 on
+/// non-ASCII text to 1.31x to 1.43x.
 ///
 /// A whole block is a plain load: with the masked load (every bit of its mask set),
 /// `from_utf8` on 64-byte inputs took 6.0 ns against `is_valid`'s 4.7 ns in `cargo bench

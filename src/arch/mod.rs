@@ -1,7 +1,7 @@
 //! One module per instruction set: each wraps a register type in [`crate::generic::Vector`]
 //! and exports entry points (`validate`, `from_utf8`, the chunk walker's) that enable its
 //! instruction set and run the generic algorithm. Nothing else lives here but the macro
-//! that writes every kernel's `from_utf8`.
+//! that writes every kernel's `validate` and `from_utf8`.
 
 /// Writes a kernel's two whole-input entry points, `validate` ([`crate::kernel::ValidateFn`])
 /// and `from_utf8` ([`crate::kernel::ExactFn`]), and the one out-of-line function both call
