@@ -33,17 +33,20 @@ const AVX512: u8 = 16;
 static FEATURES: AtomicU8 = AtomicU8::new(0);
 
 /// Does this CPU (and OS) support the SSE4.1 kernel?
+#[inline]
 pub(crate) fn has_sse41() -> bool {
     features() & SSE41 != 0
 }
 
 /// Does this CPU (and OS) support AVX (for the lossy conversion's AVX version)?
 #[cfg(all(feature = "alloc", not(target_feature = "avx")))]
+#[inline]
 pub(crate) fn has_avx() -> bool {
     features() & AVX != 0
 }
 
 /// Does this CPU (and OS) support the AVX2 kernel (AVX2, BMI1 and POPCNT)?
+#[inline]
 pub(crate) fn has_avx2() -> bool {
     features() & AVX2 != 0
 }
@@ -52,15 +55,24 @@ pub(crate) fn has_avx2() -> bool {
 /// BMI1, BMI2 and POPCNT), and is it one where the kernel is chosen (AVX-512 VBMI2: see
 /// above)?
 #[cfg(all(utf8check_avx512, target_arch = "x86_64"))]
+#[inline]
 pub(crate) fn has_avx512() -> bool {
     features() & AVX512 != 0
 }
 
+#[inline]
 fn features() -> u8 {
     let cached = FEATURES.load(Ordering::Relaxed);
     if cached & KNOWN != 0 {
         return cached;
     }
+    detect_once()
+}
+
+/// The first call's detection, out of the callers' way.
+#[cold]
+#[inline(never)]
+fn detect_once() -> u8 {
     // Racing threads compute the same value; any of them may store it.
     let detected = detect() | KNOWN;
     FEATURES.store(detected, Ordering::Relaxed);

@@ -188,6 +188,7 @@ impl Kernel {
     /// # Panics
     /// If this CPU cannot run the kernel (see [`Kernel::is_supported`]). No instruction
     /// of the kernel is executed then.
+    #[inline]
     pub fn from_utf8(self, v: &[u8]) -> Result<&str, Utf8Error> {
         let from_utf8 = self.supported().from_utf8;
         // SAFETY: `supported` only returns kernels this CPU supports.
@@ -200,6 +201,7 @@ impl Kernel {
     ///
     /// # Panics
     /// If this CPU cannot run the kernel (see [`Kernel::is_supported`]).
+    #[inline]
     pub fn is_valid(self, v: &[u8]) -> bool {
         let validate = self.supported().validate;
         // SAFETY: `supported` only returns kernels this CPU supports.
@@ -207,14 +209,28 @@ impl Kernel {
     }
 
     /// The kernel's entry points; panics if this CPU does not support it.
+    ///
+    /// Inlined with [`Kernel::is_valid`] and [`Kernel::from_utf8`], so that where the
+    /// kernel is a constant (`Kernel::Avx2.is_valid(v)`) the match folds away and the
+    /// call is a direct one after the CPU test: through a function pointer, and with the
+    /// match's jump table, a cold call cost about 250 cycles more (Zen 4, branch
+    /// predictor scrubbed; `docs/design.md`, session 36).
+    #[inline]
     fn supported(self) -> EntryPoints {
         match self.entry_points() {
             Some(entry) => entry,
-            None => panic!(
-                "utf8check: the {} kernel is not supported by this CPU (see Kernel::available())",
-                self.name()
-            ),
+            None => self.unsupported(),
         }
+    }
+
+    /// The panic of a kernel this CPU does not support, out of the callers' way.
+    #[cold]
+    #[inline(never)]
+    fn unsupported(self) -> ! {
+        panic!(
+            "utf8check: the {} kernel is not supported by this CPU (see Kernel::available())",
+            self.name()
+        )
     }
 
     /// The kernel's validating entry point, if this CPU supports it.
@@ -223,6 +239,7 @@ impl Kernel {
     }
 
     /// The kernel's entry points, if this CPU supports it.
+    #[inline]
     pub(crate) fn entry_points(self) -> Option<EntryPoints> {
         macro_rules! entry_points {
             ($kernel:ident) => {
