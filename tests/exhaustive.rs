@@ -22,7 +22,9 @@
 //!   across boundaries (all three splits); and four classes at every offset.
 //!
 //! The blocks of the main loop get placements of their own, per register width
-//! ([`block_placements`], checked by the kernels of that width: [`ByRegister`]).
+//! ([`block_placements`], checked by the kernels of that width: [`ByRegister`]), and so
+//! does the grid of pairs of blocks on which the ASCII prefix of a long input is skipped
+//! (`class_triples_across_the_ascii_prefix`).
 //!
 //! std's answer is computed once per input and every kernel is compared with it. The
 //! dispatched `from_utf8` and `is_valid` run `Kernel::detected()` (see `api.rs`); they are
@@ -875,5 +877,32 @@ fn every_triple_across_a_block() {
             placements
         };
         check_every_sequence::<3>(&placements, &set.kernels, false);
+    }
+}
+
+/// Inputs of a window and more whose first register is ASCII have their pairs of ASCII
+/// blocks skipped before the windows' machinery (`validate_in_windows`), on the grid of
+/// pairs that starts after the first register: the windows start where the skip stopped,
+/// or, where it reached the last whole pair, the bytes after it are checked on their own.
+/// Every triple of byte classes at every boundary of that grid (both splits, and the
+/// triple just after it, where the skip stops) in ASCII filler of a register, a window,
+/// two blocks and a tail, and at the end; per register width. Under emulation
+/// (`UTF8CHECK_SMALL_TESTS`), the first two boundaries and the last two, and the end.
+#[test]
+fn class_triples_across_the_ascii_prefix() {
+    for set in ByRegister::all() {
+        let len = set.register + WINDOW_BLOCKS * 64 + 2 * 64 + 37;
+        let boundaries: Vec<usize> = (set.register..len).step_by(2 * 64).collect();
+        let kept = |i: usize| !small_tests() || i < 2 || i + 2 >= boundaries.len();
+        let mut offsets: Vec<(usize, usize)> = boundaries
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| kept(i))
+            .flat_map(|(_, &boundary)| [boundary - 2, boundary - 1, boundary])
+            .filter(|&offset| offset + 3 <= len)
+            .map(|offset| (offset, len))
+            .collect();
+        offsets.push((len - 3, len));
+        check_class_sequences::<3>(&in_filler(&offsets), &set.kernels, set.dispatched);
     }
 }
