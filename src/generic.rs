@@ -2034,6 +2034,8 @@ unsafe fn validate_in_windows<V: Vector, const W: usize>(bytes: &[u8]) -> Result
         // windows' choice of a way, so that pure ASCII takes few branches (`docs/design.md`,
         // session 36); all ASCII to the end, the bytes after the last pair decide. (From a
         // window on: shorter mixed text lost 3% to 5% to the skip's exit.)
+        // (The skip reads pairs that end by `len`; `tail_has_errors` needs `BYTES <= start
+        // <= len`, which holds, and `len >= BYTES + 3`, as `len >= windows_from`.)
         let mut start = V::BYTES;
         if first_ascii && len >= W * BLOCK {
             start = skip_ascii_pairs::<V>(bytes, start, len);

@@ -213,8 +213,8 @@ impl Kernel {
     /// Inlined with [`Kernel::is_valid`] and [`Kernel::from_utf8`], so that where the
     /// kernel is a constant (`Kernel::Avx2.is_valid(v)`) the match folds away and the
     /// call is a direct one after the CPU test: through a function pointer, and with the
-    /// match's jump table, a cold call cost about 250 cycles more (Zen 4, branch
-    /// predictor scrubbed; `docs/design.md`, session 36).
+    /// match's jump table, a cold call cost about 250 ticks of the time-stamp counter
+    /// more (Zen 4, branch predictor scrubbed; `docs/design.md`, session 36).
     #[inline]
     fn supported(self) -> EntryPoints {
         match self.entry_points() {
