@@ -502,7 +502,7 @@ impl Way {
             Way::Mask | Way::MaskAhead => vec![stop],
             Way::Full => vec![stop, full],
             Way::Pattern => vec![stop, vec![0, 2], vec![0, 2]],
-            Way::Spacing | Way::SpacingAfterMask | Way::Spaced if register == 16 => {
+            Way::Spacing | Way::Spaced if register == 16 => {
                 return None;
             }
             Way::Spacing => vec![back(&[14, 10, 6, 2])],
