@@ -17,8 +17,8 @@
 //! `is_valid` against `simdutf8::basic` (yes or no), and the SSE4.1 kernel
 //! (`Kernel::Sse41.is_valid`) against simdutf8's SSE 4.2 kernel (`public_imp`), for CPUs
 //! or builds without AVX2. Where `utf8check` picks AVX-512, the files are also checked
-//! with the AVX2 kernel (`Kernel::Avx2.is_valid`) against `simdutf8::basic`
-//! ([`measure::avx2_column`]): what Zen 3 runs. The AVX2 kernel on short pieces, where
+//! with the AVX2 kernel, what Zen 3 runs ([`measure::avx2_column`]): its `is_valid`
+//! against `simdutf8::basic` and its `from_utf8` against `simdutf8::compat`. The AVX2 kernel on short pieces, where
 //! `Kernel`'s indirect call would weigh, is measured with the whole benchmark built for
 //! AVX2: `RUSTFLAGS="-C target-cpu=x86-64-v3" cargo bench --bench real`.
 
@@ -64,11 +64,13 @@ fn bench_files(files: &[File]) {
     let avx2 = measure::avx2_column();
     println!("## Real text, whole files (GB/s)\n");
     println!(
-        "| file | class | ASCII blocks | std | simdutf8-basic | simdutf8-compat | from_utf8 | is_valid | sse4.1 | simdutf8-sse42 | avx2 | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 | avx2 / basic |"
+        "| file | class | ASCII blocks | std | simdutf8-basic | simdutf8-compat | from_utf8 | is_valid | sse4.1 | simdutf8-sse42 | avx2 | avx2 from_utf8 | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 | avx2 / basic | avx2 from_utf8 / compat |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mut csv = String::from("file,class,ascii_blocks,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42,avx2\n");
-    let mut ratios: Vec<(Class, [f64; 4])> = Vec::new();
+    println!(
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let mut csv = String::from("file,class,ascii_blocks,std,simdutf8_basic,simdutf8_compat,from_utf8,is_valid,sse41,simdutf8_sse42,avx2,avx2_from_utf8\n");
+    let mut ratios: Vec<(Class, [f64; 5])> = Vec::new();
     for file in files {
         let ranges = vec![Range {
             start: 0,
@@ -83,6 +85,7 @@ fn bench_files(files: &[File]) {
             |v| !sse || Kernel::Sse41.is_valid(v),
             |v| !sse || measure::simdutf8_sse42(v),
             |v| !avx2 || Kernel::Avx2.is_valid(v),
+            |v| !avx2 || Kernel::Avx2.from_utf8(v).is_ok(),
         );
         let gbps: Vec<f64> = ns.iter().map(|ns| file.bytes.len() as f64 / ns).collect();
         let r = [
@@ -90,10 +93,11 @@ fn bench_files(files: &[File]) {
             gbps[4] / gbps[1],
             gbps[5] / gbps[6],
             gbps[7] / gbps[1],
+            gbps[8] / gbps[2],
         ];
         ratios.push((file.class, r));
         // Columns not measured on this CPU are left empty.
-        let measured = [true, true, true, true, true, sse, sse, avx2];
+        let measured = [true, true, true, true, true, sse, sse, avx2, avx2];
         let cells: Vec<String> = gbps
             .iter()
             .zip(measured)
@@ -107,7 +111,7 @@ fn bench_files(files: &[File]) {
             }
         };
         println!(
-            "| {} | {} | {:.0}% | {} | {} | {} | {} | {} |",
+            "| {} | {} | {:.0}% | {} | {} | {} | {} | {} | {} |",
             file.name,
             file.class.name(),
             file.ascii_blocks * 100.0,
@@ -116,6 +120,7 @@ fn bench_files(files: &[File]) {
             ratio(1, true),
             ratio(2, sse),
             ratio(3, avx2),
+            ratio(4, avx2),
         );
         let _ = writeln!(
             csv,
@@ -127,10 +132,10 @@ fn bench_files(files: &[File]) {
         );
     }
     println!("\n**By class**: geometric mean (lowest file) of each ratio\n");
-    println!("| class | files | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 | avx2 / basic |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| class | files | from_utf8 / compat | is_valid / basic | sse4.1 / simdutf8-sse42 | avx2 / basic | avx2 from_utf8 / compat |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for class in Class::ALL {
-        let of_class: Vec<&[f64; 4]> = ratios
+        let of_class: Vec<&[f64; 5]> = ratios
             .iter()
             .filter(|(c, _)| *c == class)
             .map(|(_, r)| r)
@@ -142,13 +147,14 @@ fn bench_files(files: &[File]) {
             measure::summary_cell(of_class.iter().map(|r| r[i]), measured)
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             class.name(),
             of_class.len(),
             cell(0, true),
             cell(1, true),
             cell(2, sse),
-            cell(3, avx2)
+            cell(3, avx2),
+            cell(4, avx2)
         );
     }
     println!();

@@ -194,7 +194,10 @@ pub fn scrub() {
             std::hint::black_box((utf8check::Kernel::Sse41.is_valid(v), simdutf8_sse42(v)));
         }
         if avx2 {
-            std::hint::black_box(utf8check::Kernel::Avx2.is_valid(v));
+            std::hint::black_box((
+                utf8check::Kernel::Avx2.is_valid(v),
+                utf8check::Kernel::Avx2.from_utf8(v).is_ok(),
+            ));
         }
     }
 }
@@ -275,9 +278,10 @@ pub fn simdutf8_sse42(bytes: &[u8]) -> bool {
 
 /// Is the AVX2 kernel measured in a column of its own? Where this CPU has it but
 /// `utf8check` picks another (AVX-512): that is the kernel Zen 3 and every CPU without
-/// AVX-512 runs, and without this column a host with AVX-512 never shows it. It is
-/// compared with `simdutf8::basic`, whose AVX2 code every such CPU runs. Where AVX2 is
-/// what `utf8check` picks, `is_valid` is already that column.
+/// AVX-512 runs, and without this column a host with AVX-512 never shows it. Its
+/// `is_valid` is compared with `simdutf8::basic` and its `from_utf8` with
+/// `simdutf8::compat`, whose AVX2 code every such CPU runs. Where AVX2 is what
+/// `utf8check` picks, `is_valid` and `from_utf8` are already those columns.
 pub fn avx2_column() -> bool {
     utf8check::Kernel::Avx2.is_supported()
         && utf8check::Kernel::detected() != utf8check::Kernel::Avx2
