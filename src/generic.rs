@@ -1470,9 +1470,10 @@ unsafe fn spaced_run<V: Vector>(
         // cluster, in one) is known from where the code is: a block costs its test, its
         // check if it is not ASCII, and at the start of a cluster one comparison of the
         // gap. (One loop with that state in variables took about twenty instructions per
-        // non-ASCII block beyond the check; these loops, 1.02x to 1.08x faster with AVX2
-        // at regular spacings of 192 to 512 bytes. With none of that bookkeeping at all,
-        // a run that never stopped, 1.04x to 1.14x: `docs/design.md`.)
+        // non-ASCII block beyond the check; these loops made regular spacings of 96 B to
+        // 1 KiB 1.02x to 1.04x faster with AVX2, the geometric means of three runs. With
+        // none of that bookkeeping at all, a run that never stopped, 1.04x to 1.14x:
+        // `docs/design.md`.)
         'run: {
             // A cluster that started before `pos` goes on at `block`.
             let mut in_cluster = block - last <= BLOCK;
@@ -1514,7 +1515,8 @@ unsafe fn spaced_run<V: Vector>(
                 errors = errors.or(check_block(k, ptr));
                 pending = unfinished_before(k, bytes, block + BLOCK);
                 // Another gap: `since` not within a block of `gap` (one comparison, the
-                // difference wrapping below `gap - BLOCK`).
+                // difference wrapping below `gap - BLOCK`; `gap` is at least two blocks, as
+                // an ASCII block stands between two clusters).
                 let since = block - cluster;
                 let irregular = since.wrapping_sub(gap - BLOCK) > 2 * BLOCK;
                 (cluster, gap) = (block, since);

@@ -429,7 +429,8 @@ enum Way {
     Spacing,
     /// After a window by mask whose non-ASCII blocks come at a spacing (`spacing_in`; an
     /// `é` every five blocks): the same run, from the window under test on, with an `é`
-    /// every five blocks there too.
+    /// every five blocks there too. With every register width (16-byte registers since
+    /// session 37, up to a gap of 12 blocks).
     SpacingAfterMask,
     /// After three non-ASCII pairs at equal gaps (of ten blocks) in the skipping loop, which
     /// goes on to a fourth: in each pair that is not all ASCII, only the non-ASCII blocks
