@@ -18,9 +18,10 @@
 //! (`Kernel::Sse41.is_valid`) against simdutf8's SSE 4.2 kernel (`public_imp`), for CPUs
 //! or builds without AVX2. Where `utf8check` picks AVX-512, the files are also checked
 //! with the AVX2 kernel, what Zen 3 runs ([`measure::avx2_column`]): its `is_valid`
-//! against `simdutf8::basic` and its `from_utf8` against `simdutf8::compat`. The AVX2 kernel on short pieces, where
-//! `Kernel`'s indirect call would weigh, is measured with the whole benchmark built for
-//! AVX2: `RUSTFLAGS="-C target-cpu=x86-64-v3" cargo bench --bench real`.
+//! against `simdutf8::basic` and its `from_utf8` against `simdutf8::compat`. The AVX2
+//! kernel on short pieces, where `Kernel`'s indirect call would weigh, is measured with
+//! the whole benchmark built for AVX2: `RUSTFLAGS="-C target-cpu=x86-64-v3" cargo bench
+//! --bench real`.
 
 #[path = "common/measure.rs"]
 #[macro_use]
