@@ -15,11 +15,19 @@
 # the windows or to the cold error search) is allowed: it saves nothing.
 #
 # Usage: .ci/entry-points.sh   (from anywhere; uses CARGO_TARGET_DIR if set)
+# Installs binutils (for objdump) where it is missing.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 target_dir=${CARGO_TARGET_DIR:-$PWD/target}
 binary=$target_dir/release/utf8check
+
+# objdump comes with binutils, which the C toolchain that links Rust programs depends on;
+# installed here if a machine lacks it anyway.
+if ! command -v objdump >/dev/null; then
+  echo "objdump is missing: installing binutils"
+  apt-get update -qq && apt-get install -y -qq binutils
+fi
 
 cargo build --release -p utf8check-cli
 listing=$(mktemp)
