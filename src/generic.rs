@@ -165,6 +165,19 @@ pub(crate) trait Vector: Copy {
         // contract).
         unsafe { or_of::<Self>(ptr, len).is_ascii() }
     }
+    /// `mask` shifted up by one bit, its bit 0 set if the `len` bytes at `ptr` are not all
+    /// ASCII (`len` as for [`Vector::all_ascii`]): a step of the mask pass, which builds a
+    /// window's mask first block at the top ([`non_ascii_units`]). By default a shift and
+    /// an OR of [`Vector::all_ascii`]'s answer; the x86 kernels shift the bit in with the
+    /// carry flag instead (`neg`, `adc`: two instructions for what took five).
+    ///
+    /// # Safety
+    /// As [`Vector::all_ascii`].
+    #[inline(always)]
+    unsafe fn push_non_ascii(mask: u64, ptr: *const u8, len: usize) -> u64 {
+        // SAFETY: the caller's guarantee is `all_ascii`'s.
+        mask << 1 | u64::from(!unsafe { Self::all_ascii(ptr, len) })
+    }
     /// Every byte is zero.
     unsafe fn is_zero(self) -> bool;
     /// The index of the first byte that is not zero, `BYTES` if every byte is.
@@ -196,12 +209,14 @@ pub(crate) struct Constants<V> {
     max_at_end: V,
 }
 
-/// `MAX_AT_END[64 - BYTES..]` is [`Constants::max_at_end`] for registers of `BYTES`.
-static MAX_AT_END: [u8; 64] = {
-    let mut max = [0xFF; 64];
-    max[61] = 0xEF; // a 4-byte lead needs three more bytes
-    max[62] = 0xDF; // a 3- or 4-byte lead needs two or more
-    max[63] = 0xBF; // any lead byte needs one or more
+/// The limits of the end check: `END_LIMITS[128 - BYTES..]` is [`Constants::max_at_end`]
+/// for registers of `BYTES`; the 64 bytes before it are `0xFF`, which limit nothing, for
+/// an end check that [`unfinished_before_if`] leaves out.
+static END_LIMITS: [u8; 128] = {
+    let mut max = [0xFF; 128];
+    max[125] = 0xEF; // a 4-byte lead needs three more bytes
+    max[126] = 0xDF; // a 3- or 4-byte lead needs two or more
+    max[127] = 0xBF; // any lead byte needs one or more
     max
 };
 
@@ -217,7 +232,7 @@ impl<V: Vector> Constants<V> {
                 third_byte_threshold: V::splat(0xFF - 0xE0),
                 fourth_byte_threshold: V::splat(0xFF - 0xF0),
                 two_continuations: V::splat(tables::TWO_CONTINUATIONS),
-                max_at_end: V::load(MAX_AT_END[64 - V::BYTES..].as_ptr()),
+                max_at_end: V::load(END_LIMITS[128 - V::BYTES..].as_ptr()),
             }
         }
     }
@@ -313,7 +328,7 @@ unsafe fn is_ascii<V: Vector>(ptr: *const u8, len: usize) -> bool {
 /// # Safety
 /// `ptr .. ptr + len` must be in bounds, and the CPU must support `V`.
 #[inline(always)]
-unsafe fn or_of<V: Vector>(ptr: *const u8, len: usize) -> V {
+pub(crate) unsafe fn or_of<V: Vector>(ptr: *const u8, len: usize) -> V {
     // SAFETY: the loads cover `ptr .. ptr + len` (the caller's guarantee).
     unsafe {
         // Two chains of ORs rather than one: over a window the latency of one chain
@@ -471,6 +486,36 @@ unsafe fn check_in_registers<V: Vector>(k: &Constants<V>, cur: V, prev: V) -> V 
 unsafe fn unfinished_before<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize) -> V {
     // SAFETY: the load reads `pos - BYTES .. pos`, within `bytes` (caller's guarantee).
     unsafe { V::load(bytes.as_ptr().add(pos - V::BYTES)).saturating_sub(k.max_at_end) }
+}
+
+/// [`unfinished_before`] if `cond`, else zero: the end check of a block that an ASCII
+/// block may or may not follow, without a branch. The choice is in the address of the
+/// limits ([`END_LIMITS`]): a shift, where keeping the check or not by [`keep_if`] took
+/// the flag into a vector register, a splat of it and an AND. With 16- and 32-byte
+/// registers, windows by mask on Zen 4 (four builds): real files 1.01x (AVX2) and 1.03x
+/// (SSE4.1) faster. Not with 64-byte registers, where the splat is one masked
+/// instruction: there it read 0.97x to 0.99x.
+///
+/// # Safety
+/// As [`unfinished_before`].
+#[inline(always)]
+unsafe fn unfinished_before_if<V: Vector>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+    cond: bool,
+) -> V {
+    if V::BYTES == 64 {
+        // SAFETY: as below.
+        return unsafe { unfinished_before(k, bytes, pos).and(keep_if(cond)) };
+    }
+    let limits = 128 - V::BYTES - 64 * usize::from(!cond);
+    // SAFETY: the first load reads `pos - BYTES .. pos`, within `bytes` (caller's
+    // guarantee); the second `limits .. limits + BYTES`, within `END_LIMITS`.
+    unsafe {
+        V::load(bytes.as_ptr().add(pos - V::BYTES))
+            .saturating_sub(V::load(END_LIMITS.as_ptr().add(limits)))
+    }
 }
 
 /// Does a sequence started in the three bytes before `pos` need more bytes than that?
@@ -862,7 +907,7 @@ unsafe fn check_unit<V: Vector, const G: usize>(k: &Constants<V>, ptr: *const u8
 /// for unit `i`).
 ///
 /// # Safety
-/// `pos + units * G * BLOCK <= bytes.len()` and `units <= WINDOW` (the bits of a
+/// `pos + units * G * BLOCK <= bytes.len()` and `1 <= units <= WINDOW` (the bits of a
 /// [`BlockMask`]); the CPU must support `V`.
 #[inline(always)]
 unsafe fn non_ascii_units<V: Vector, const G: usize>(
@@ -870,15 +915,47 @@ unsafe fn non_ascii_units<V: Vector, const G: usize>(
     pos: usize,
     units: usize,
 ) -> BlockMask {
+    // SAFETY: the caller's guarantee.
+    let reversed = unsafe { push_non_ascii_units::<V, G>(0, bytes, pos, units) };
+    unreversed(reversed, units)
+}
+
+/// `reversed` shifted up by `units` bits, with a bit for each of the `units` units of `G`
+/// blocks at `pos` below, set where the unit is not all ASCII: the first unit's bit the
+/// highest, the last unit's bit 0 ([`Vector::push_non_ascii`]). [`unreversed`] turns it
+/// into a [`BlockMask`], once per window.
+///
+/// Why the first unit at the top: each unit's bit is shifted in at the bottom, in two
+/// instructions on x86 (the carry flag and `adc`), where setting bit `i` took five (the
+/// flag to a register, a shift and an OR). On Zen 4, the pass alone over 64 KiB of ASCII
+/// took 1.47 to 2.08 ticks per block, against 1.62 to 2.44 (`simdutf8`'s ASCII loop 1.47
+/// to 1.96 in the same runs); whole files of real text were 1.02x faster with each x86
+/// kernel (`docs/design.md`, session 38).
+///
+/// # Safety
+/// `pos + units * G * BLOCK <= bytes.len()`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn push_non_ascii_units<V: Vector, const G: usize>(
+    mut reversed: BlockMask,
+    bytes: &[u8],
+    pos: usize,
+    units: usize,
+) -> BlockMask {
     let unit = G * BLOCK;
-    let mut non_ascii: BlockMask = 0;
     for i in 0..units {
         // SAFETY: unit `i` lies within `pos .. pos + units * G * BLOCK`, within `bytes`
         // (caller's guarantee); the CPU supports `V`.
-        let ascii = unsafe { is_ascii::<V>(bytes.as_ptr().add(pos + i * unit), unit) };
-        non_ascii |= BlockMask::from(!ascii) << i;
+        reversed = unsafe { V::push_non_ascii(reversed, bytes.as_ptr().add(pos + i * unit), unit) };
     }
-    non_ascii
+    reversed
+}
+
+/// The [`BlockMask`] of `units` units (bit `i` for unit `i`) from the low `units` bits of
+/// `reversed`, built by [`push_non_ascii_units`] (the first unit the highest of them).
+#[inline(always)]
+fn unreversed(reversed: BlockMask, units: usize) -> BlockMask {
+    debug_assert!((1..=WINDOW).contains(&units));
+    reversed.reverse_bits() >> (BlockMask::BITS as usize - units)
 }
 
 /// Checks the `units` units of `G` blocks at `pos` (a window: a block each for mixed
@@ -895,10 +972,11 @@ unsafe fn non_ascii_units<V: Vector, const G: usize>(
 /// non-ASCII unit, the common case in sparse text, takes no data-dependent branch at all.
 ///
 /// An ASCII unit ends any sequence the bytes before it started: where unit `i + 1` is
-/// ASCII and unit `i` is not, the end check of the register before it (the first such
-/// switch before a loop, like the checks, kept or not by [`keep_if`]); at the start the
-/// check is kept by [`keep_if`] if unit 0 is ASCII. The bytes after the last unit are the
-/// next window's (or the tail's) to judge.
+/// ASCII and unit `i` is not, unit `i`'s check comes with the end check of its last
+/// register ([`unfinished_before_if`], in the same loop: a second loop over these
+/// switches had an exit of its own to mispredict); at the start the end check of the
+/// bytes before is kept by [`keep_if`] if unit 0 is ASCII. The bytes after the last unit
+/// are the next window's (or the tail's) to judge.
 ///
 /// Returns the error bits.
 ///
@@ -913,32 +991,57 @@ unsafe fn check_by_mask<V: Vector, const G: usize>(
     units: usize,
     non_ascii: BlockMask,
 ) -> V {
-    let unit = G * BLOCK;
+    // The units followed by an ASCII unit (for a unit that is not ASCII itself, a switch;
+    // without a set bit in `non_ascii`, the last unit is checked, whose bit is clear).
+    let ends_before_ascii = !(non_ascii >> 1) & (full_mask(units) >> 1);
     // SAFETY: every unit read lies within `pos .. pos + units * G * BLOCK`, within
     // `bytes`, and the three bytes and the register before each block and each end check
     // lie at or after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
     unsafe {
-        let p = bytes.as_ptr().add(pos);
         let mut errors = unfinished_before(k, bytes, pos).and(keep_if(non_ascii & 1 == 0));
         let first = (non_ascii.trailing_zeros() as usize).min(units - 1);
-        errors = errors.or(check_unit::<V, G>(k, p.add(first * unit)));
+        errors = errors.or(check_unit_ending::<V, G>(
+            k,
+            bytes,
+            pos,
+            ends_before_ascii,
+            first,
+        ));
         let mut todo = non_ascii & non_ascii.wrapping_sub(1);
         while todo != 0 {
             let i = todo.trailing_zeros() as usize;
             todo &= todo - 1;
-            errors = errors.or(check_unit::<V, G>(k, p.add(i * unit)));
-        }
-        let mut switches = non_ascii & !(non_ascii >> 1) & (full_mask(units) >> 1);
-        let first = (switches.trailing_zeros() as usize).min(units - 2);
-        let end = unfinished_before(k, bytes, pos + (first + 1) * unit);
-        errors = errors.or(end.and(keep_if(switches != 0)));
-        switches &= switches.wrapping_sub(1);
-        while switches != 0 {
-            let i = switches.trailing_zeros() as usize;
-            switches &= switches - 1;
-            errors = errors.or(unfinished_before(k, bytes, pos + (i + 1) * unit));
+            errors = errors.or(check_unit_ending::<V, G>(
+                k,
+                bytes,
+                pos,
+                ends_before_ascii,
+                i,
+            ));
         }
         errors
+    }
+}
+
+/// The error bits of unit `i` of `G` blocks at `pos`: its check, and the end check of its
+/// last register if bit `i` of `ends_before_ascii` is set (an ASCII unit follows it).
+///
+/// # Safety
+/// `BYTES <= pos` and `pos + (i + 1) * G * BLOCK <= bytes.len()`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn check_unit_ending<V: Vector, const G: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+    ends_before_ascii: BlockMask,
+    i: usize,
+) -> V {
+    let (start, end) = (pos + i * G * BLOCK, pos + (i + 1) * G * BLOCK);
+    // SAFETY: the unit, the register before it and the register that ends it lie within
+    // `pos - BYTES .. end`, within `bytes` (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        let ends = unfinished_before_if(k, bytes, end, ends_before_ascii >> i & 1 == 1);
+        check_unit::<V, G>(k, bytes.as_ptr().add(start)).or(ends)
     }
 }
 
@@ -948,31 +1051,6 @@ unsafe fn check_by_mask<V: Vector, const G: usize>(
 struct Pending {
     pos: usize,
     non_ascii: BlockMask,
-}
-
-/// The error bits of block `i` of the window at `pos`, whose mask is `non_ascii` (bit `i`
-/// set): its check, and the end check of its last register if block `i + 1` is ASCII and
-/// in the window (an ASCII block ends any sequence; past the window the next window's
-/// start check judges it, as in [`check_by_mask`]).
-///
-/// # Safety
-/// `BYTES <= pos`, `i < W` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
-#[inline(always)]
-unsafe fn check_listed_block<V: Vector, const W: usize>(
-    k: &Constants<V>,
-    bytes: &[u8],
-    pos: usize,
-    non_ascii: BlockMask,
-    i: usize,
-) -> V {
-    let block = pos + i * BLOCK;
-    let ends_before_ascii = i + 1 < W && non_ascii & (1 << (i + 1)) == 0;
-    // SAFETY: the block and the register before it lie within the window and the register
-    // before it (caller's guarantee); the CPU supports `V`.
-    unsafe {
-        let end = unfinished_before(k, bytes, block + BLOCK).and(keep_if(ends_before_ascii));
-        check_block(k, bytes.as_ptr().add(block)).or(end)
-    }
 }
 
 /// The mask of the window of `W` blocks at `pos` (as [`non_ascii_units`]), taken while
@@ -1010,22 +1088,36 @@ unsafe fn mask_checking_pending<V: Vector, const W: usize>(
         // An ASCII first block ends any sequence started before the pending window.
         let starts_with_ascii = listed & 1 == 0;
         let mut errors = unfinished_before(k, bytes, before).and(keep_if(starts_with_ascii));
+        // The blocks followed by an ASCII block in the window.
+        let ends_before_ascii = !(listed >> 1) & (full_mask(W) >> 1);
         let mut todo = listed;
-        let mut non_ascii: BlockMask = 0;
+        let mut reversed: BlockMask = 0;
         for quad in (0..W).step_by(4) {
-            non_ascii |= non_ascii_units::<V, 1>(bytes, pos + quad * BLOCK, 4) << quad;
+            reversed = push_non_ascii_units::<V, 1>(reversed, bytes, pos + quad * BLOCK, 4);
             if todo != 0 {
                 let i = todo.trailing_zeros() as usize;
                 todo &= todo - 1;
-                errors = errors.or(check_listed_block::<V, W>(k, bytes, before, listed, i));
+                errors = errors.or(check_unit_ending::<V, 1>(
+                    k,
+                    bytes,
+                    before,
+                    ends_before_ascii,
+                    i,
+                ));
             }
         }
         while todo != 0 {
             let i = todo.trailing_zeros() as usize;
             todo &= todo - 1;
-            errors = errors.or(check_listed_block::<V, W>(k, bytes, before, listed, i));
+            errors = errors.or(check_unit_ending::<V, 1>(
+                k,
+                bytes,
+                before,
+                ends_before_ascii,
+                i,
+            ));
         }
-        (non_ascii, errors)
+        (unreversed(reversed, W), errors)
     }
 }
 

@@ -146,6 +146,15 @@ impl Vector for Avx2 {
     }
 
     #[inline(always)]
+    unsafe fn push_non_ascii(mask: u64, ptr: *const u8, len: usize) -> u64 {
+        // SAFETY: `ptr .. ptr + len` is in bounds (the caller's guarantee); the CPU
+        // supports the kernel (trait contract).
+        super::push_nonzero(mask, unsafe {
+            generic::or_of::<Self>(ptr, len).high_bits()
+        })
+    }
+
+    #[inline(always)]
     unsafe fn is_zero(self) -> bool {
         // SAFETY: AVX2 is supported (trait contract).
         unsafe { _mm256_testz_si256(self.0, self.0) == 1 }

@@ -168,6 +168,13 @@ impl Vector for Avx512 {
         unsafe { Avx2::all_ascii(ptr, len) }
     }
 
+    /// The AVX2 kernel's, for the same reason as `all_ascii`.
+    #[inline(always)]
+    unsafe fn push_non_ascii(mask: u64, ptr: *const u8, len: usize) -> u64 {
+        // SAFETY: as in `all_ascii`.
+        unsafe { Avx2::push_non_ascii(mask, ptr, len) }
+    }
+
     #[inline(always)]
     unsafe fn is_zero(self) -> bool {
         // SAFETY: AVX-512F is supported (trait contract).

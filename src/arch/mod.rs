@@ -91,6 +91,31 @@ macro_rules! entry_points {
     };
 }
 
+/// `mask` shifted up by one bit, its bit 0 set if `high_bits` (a `pmovmskb` result) is not
+/// zero: the x86 kernels' [`crate::generic::Vector::push_non_ascii`]. On x86-64 a `neg`
+/// that sets the carry flag where `high_bits` is not zero and an `adc` that shifts it in
+/// (LLVM writes the plain expression as `test`, `setne`, a shift and an OR or `lea`).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[inline(always)]
+#[allow(unused_unsafe)] // (safe functions in recent Rust, `unsafe` at the MSRV)
+fn push_nonzero(mask: u64, high_bits: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_addcarry_u64, _subborrow_u64};
+        let (mut unused, mut shifted) = (0, 0);
+        // SAFETY: arithmetic on registers only; no memory access and no target feature.
+        unsafe {
+            let nonzero = _subborrow_u64(0, 0, high_bits, &mut unused);
+            _addcarry_u64(nonzero, mask, mask, &mut shifted);
+        }
+        shifted
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        mask << 1 | u64::from(high_bits != 0)
+    }
+}
+
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod avx2;
 // (Only with Rust 1.89 and later, `build.rs`: Clippy judges it by those compilers.)

@@ -126,6 +126,15 @@ impl Vector for Sse41 {
     }
 
     #[inline(always)]
+    unsafe fn push_non_ascii(mask: u64, ptr: *const u8, len: usize) -> u64 {
+        // SAFETY: `ptr .. ptr + len` is in bounds (the caller's guarantee); the CPU
+        // supports the kernel (trait contract).
+        super::push_nonzero(mask, unsafe {
+            generic::or_of::<Self>(ptr, len).high_bits()
+        })
+    }
+
+    #[inline(always)]
     unsafe fn is_zero(self) -> bool {
         // SAFETY: SSE4.1 is supported (trait contract).
         unsafe { _mm_testz_si128(self.0, self.0) == 1 }
