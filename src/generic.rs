@@ -866,6 +866,19 @@ fn is_dense<V: Vector>(non_ascii: BlockMask, blocks: usize) -> bool {
     (blocks - non_ascii.count_ones()) * 4 <= blocks * quarters
 }
 
+/// At most how many eighths of a window's blocks may be non-ASCII for the blocks after
+/// the last window to be checked by mask rather than from the first non-ASCII pair on
+/// ([`check_rest`]), with cheap checks.
+const MOSTLY_ASCII_EIGHTHS: u32 = 3;
+
+/// Is `non_ascii`, the mask of `blocks` blocks, mostly ASCII ([`MOSTLY_ASCII_EIGHTHS`])?
+/// Always false with 16-byte registers, whose [`check_rest`] goes by mask anyway (and
+/// whose kernel is built without POPCNT, see [`is_dense`]).
+#[inline(always)]
+fn is_mostly_ascii<V: Vector>(non_ascii: BlockMask, blocks: usize) -> bool {
+    cheap_checks::<V>() && non_ascii.count_ones() * 8 <= blocks as u32 * MOSTLY_ASCII_EIGHTHS
+}
+
 /// Does `mask`, the mask of a window of `blocks` blocks, repeat with a period of two to
 /// eight blocks, at least four times over? Non-ASCII text at a regular spacing of 128 to
 /// 512 bytes does, from its first window by mask, where comparing windows' masks waits
@@ -1676,6 +1689,10 @@ struct Mode {
     full_left: u32,
     /// Newest first.
     recent: [BlockMask; 4],
+    /// With cheap checks: did the skipping loop stop last, or was the last window checked
+    /// by blocks mostly ASCII ([`is_mostly_ascii`])? Then the blocks after the last
+    /// window are checked by mask ([`check_rest`]).
+    mostly_ascii: bool,
 }
 
 impl Mode {
@@ -1705,6 +1722,7 @@ impl Mode {
             way,
             full_left: 0,
             recent: [0; 4],
+            mostly_ascii: false,
         }
     }
 
@@ -1717,13 +1735,13 @@ impl Mode {
         )
     }
 
-    /// Chooses the way of the next window from the mask of the last one, by blocks, and
-    /// whether that window was dense ([`is_dense`]).
+    /// Chooses the way of the next window from the mask of the last one, by blocks.
     #[inline(always)]
-    fn after_blocks(&mut self, mask: BlockMask, blocks: usize, dense: bool) {
+    fn after_blocks<V: Vector>(&mut self, mask: BlockMask, blocks: usize) {
+        self.mostly_ascii = is_mostly_ascii::<V>(mask, blocks);
         // Dense text first: it needs no history, and it is where the work per byte is
         // highest, so the fewer instructions here the better.
-        if dense {
+        if is_dense::<V>(mask, blocks) {
             self.way = Way::Full;
             self.full_left = FULL_RUN;
             return;
@@ -1794,6 +1812,8 @@ unsafe fn windows<V: Vector, const W: usize>(
             match mode.way {
                 Way::Ascii => {
                     (pos, mode.way) = sparse_run::<V, W>(k, bytes, pos)?;
+                    // (It stops where non-ASCII pairs come close: mostly ASCII still.)
+                    mode.mostly_ascii = cheap_checks::<V>();
                     continue;
                 }
                 Way::Sparse => {
@@ -1803,7 +1823,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                 }
                 Way::Pattern => {
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
-                    mode.after_blocks(mask, W, is_dense::<V>(mask, W));
+                    mode.after_blocks::<V>(mask, W);
                     errors
                 }
                 // (An arm of its own, not one shared with `Pattern` under an `if`: sharing
@@ -1813,7 +1833,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                     let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
                     // No mask to compare with yet: this window's stands for the spacing.
                     mode.recent = [mask; 4];
-                    mode.after_blocks(mask, W, is_dense::<V>(mask, W));
+                    mode.after_blocks::<V>(mask, W);
                     errors
                 }
                 Way::Full => {
@@ -1838,7 +1858,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                             mask
                         }
                     };
-                    mode.after_blocks(mask, W, is_dense::<V>(mask, W));
+                    mode.after_blocks::<V>(mask, W);
                     // Clusters at a spacing: this window now, then a run by branches. Only
                     // in the first of windows by mask in a row (after the skipping loop,
                     // or where the text started dense), as a test in every window made
@@ -1934,11 +1954,15 @@ unsafe fn first_bad_block<V: Vector>(
 
 /// Checks the bytes after the last window, `bytes[pos..]`: fewer than `WINDOW` blocks and
 /// a tail (also the whole input after its first register, for inputs under a window that
-/// are not [`validate_medium`]'s). Where checks are cheap and the windows before did not
-/// find sparse text, pairs of ASCII blocks are skipped up to the first that is not, and
-/// everything from there is checked ([`check_after_ascii`]); otherwise by mask
-/// ([`check_rest_by_mask`]), after sparse text from the first pair of blocks that is not
-/// ASCII where at least [`HALF_WINDOW`] blocks are left. (A mask costs an instruction or
+/// are not [`validate_medium`]'s). Where checks are cheap and the windows before found
+/// neither sparse nor mostly-ASCII text (`mostly_ascii`, [`Mode`]), pairs of ASCII blocks
+/// are skipped up to the first that is not, and everything from there is checked
+/// ([`check_after_ascii`]); otherwise by mask ([`check_rest_by_mask`]), after sparse text
+/// from the first pair of blocks that is not ASCII where at least [`HALF_WINDOW`] blocks
+/// are left. (By mask after mostly-ASCII windows too: so, 6 KiB pieces of HTML in Latin
+/// scripts and of JSON were 1.02x to 1.11x faster with AVX2, in both corpora, and mixed
+/// text 0.95x to 1.0x; after every window by mask, mixed and dense text 0.90x to 0.96x:
+/// `docs/design.md`, session 38.) (A mask costs an instruction or
 /// two per ASCII block more than the skip: by mask from the start, 2.5 to 4 KiB pieces of
 /// ASCII text were 13 to 15% slower; skipping before shorter rests made 1.5 KiB pieces of
 /// mixed text 5% slower with 16-byte registers, most likely by the skip's mispredicted
@@ -1959,12 +1983,13 @@ unsafe fn check_rest<V: Vector>(
     bytes: &[u8],
     pos: usize,
     sparse: bool,
+    mostly_ascii: bool,
 ) -> Result<(), usize> {
     // SAFETY: the caller's guarantee is that of each function called here
     // (`check_after_ascii`, `skip_ascii`, `check_rest_by_mask`); `skip_ascii`
     // returns a position from `pos` to `bytes.len()`, so it holds after the skip too.
     unsafe {
-        if cheap_checks::<V>() && !sparse {
+        if cheap_checks::<V>() && !sparse && !mostly_ascii {
             check_after_ascii(k, bytes, pos)
         } else if sparse && bytes.len() - pos >= HALF_WINDOW * BLOCK {
             check_rest_by_mask(k, bytes, skip_ascii(k, bytes, pos)?)
@@ -2206,7 +2231,7 @@ unsafe fn validate_in_windows<V: Vector, const W: usize>(bytes: &[u8]) -> Result
             first_ascii || (cheap_checks::<V>() && is_ascii::<V>(ptr.add(V::BYTES), 2 * BLOCK));
         let mut mode = Mode::first::<V>(starts_ascii);
         let pos = windows::<V, W>(&k, bytes, start, &mut mode)?;
-        check_rest(&k, bytes, pos, mode.sparse())
+        check_rest(&k, bytes, pos, mode.sparse(), mode.mostly_ascii)
     }
 }
 
