@@ -492,9 +492,9 @@ unsafe fn unfinished_before<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usiz
 /// block may or may not follow, without a branch. The choice is in the address of the
 /// limits ([`END_LIMITS`]): a shift, where keeping the check or not by [`keep_if`] took
 /// the flag into a vector register, a splat of it and an AND. With 16- and 32-byte
-/// registers, windows by mask on Zen 4 (four builds): real files 1.01x (AVX2) and 1.03x
+/// registers, windows by mask on Zen 4 (four builds): real files 1.01x (AVX2) and 1.02x
 /// (SSE4.1) faster. Not with 64-byte registers, where the splat is one masked
-/// instruction: there it read 0.97x to 0.99x.
+/// instruction: there it read 0.97x (`docs/design.md`, session 38).
 ///
 /// # Safety
 /// As [`unfinished_before`].
