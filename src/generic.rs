@@ -1959,10 +1959,10 @@ unsafe fn first_bad_block<V: Vector>(
 /// are skipped up to the first that is not, and everything from there is checked
 /// ([`check_after_ascii`]); otherwise by mask ([`check_rest_by_mask`]), after sparse text
 /// from the first pair of blocks that is not ASCII where at least [`HALF_WINDOW`] blocks
-/// are left. (By mask after mostly-ASCII windows too: so, 6 KiB pieces of HTML in Latin
-/// scripts and of JSON were 1.02x to 1.11x faster with AVX2, in both corpora, and mixed
-/// text 0.95x to 1.0x; after every window by mask, mixed and dense text 0.90x to 0.96x:
-/// `docs/design.md`, session 38.) (A mask costs an instruction or
+/// are left. By mask after mostly-ASCII windows too: so, 6 KiB pieces of HTML in Latin
+/// scripts and of JSON were 1.00x to 1.11x faster with AVX2, in both corpora, and mixed
+/// text 0.95x to 1.05x; after every window by mask, mixed and dense text were 0.90x to
+/// 0.96x (`docs/design.md`, session 38). (A mask costs an instruction or
 /// two per ASCII block more than the skip: by mask from the start, 2.5 to 4 KiB pieces of
 /// ASCII text were 13 to 15% slower; skipping before shorter rests made 1.5 KiB pieces of
 /// mixed text 5% slower with 16-byte registers, most likely by the skip's mispredicted
