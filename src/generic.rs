@@ -22,40 +22,26 @@
 //! non-ASCII words scattered through it, so the question is how to pay for the full check
 //! only where it is needed without paying more for deciding where. A branch per block
 //! ("is it ASCII?") is cheap where it is predicted, and a misprediction costs more than
-//! checking a block; so the loop checks each window one of five ways, chosen from the
-//! shape of the windows before it (see [`Way`]):
+//! checking a block; so the loop checks each window one of two ways, chosen from the
+//! shape of the window before it (see [`Way`]):
 //!
-//! * *mixed* text (ASCII and non-ASCII blocks alternating without a pattern, as in
-//!   prose in Latin scripts, HTML, man pages): a mask of the window's non-ASCII blocks
-//!   and a loop over its set bits, with no branch per block ([`check_by_mask`]); where
-//!   the next window is by mask too, its blocks are checked during that window's mask
-//!   pass, so that the checks overlap the pass over memory ([`mask_checking_pending`]);
+//! * text that is not dense (ASCII and non-ASCII blocks mixed as in prose in Latin
+//!   scripts, HTML, man pages; sparse text; ASCII): a mask of the window's non-ASCII
+//!   blocks and a loop over its set bits, with no branch per block ([`check_by_mask`]);
+//!   where the next window is by mask too, its blocks are checked during that window's
+//!   mask pass, so that the checks overlap the pass over memory
+//!   ([`mask_checking_pending`]);
 //! * *dense* text (few or no ASCII blocks: Cyrillic, Greek, CJK, Czech prose, and
 //!   Russian man pages): every block checked, with no test at all
 //!   ([`check_every_block`]), and now and then a window by mask to see whether the text
-//!   is still dense;
-//! * blocks in a pattern that repeats from window to window, or within a window at a
-//!   period of two to eight blocks: a branch per block, which the predictor gets right
-//!   ([`check_by_branches`]);
-//! * *sparse* text (one non-ASCII pair of blocks in the last window): the same mask by
-//!   pairs of blocks, whose first set bit is checked without a branch;
-//! * *ASCII* text (at the start of text that starts with ASCII, and after an all-ASCII
-//!   window): ASCII blocks skipped two at a time, each pair that is not all ASCII checked
-//!   (whole, or at equal gaps only its non-ASCII blocks: [`sparse_run`]), until three such
-//!   pairs come within a window, or four at nearly equal gaps (then [`spaced_run`]: a
-//!   branch per block, in one loop through the windows to the end of the input, while
-//!   the non-ASCII blocks keep their spacing), or the input ends; with 16-byte registers,
-//!   until two come within a window (then by the mask of blocks, where a pair's check is
-//!   eight registers');
-//! * clusters of non-ASCII blocks at a regular spacing in a window by mask (a character
-//!   every 100 bytes to 1 KiB; with 16-byte registers up to 768 bytes): the same
-//!   [`spaced_run`] from the next window on ([`spacing_in`]).
+//!   is still dense.
 //!
 //! The first window's way comes from the input's first register, and with 32- and
-//! 64-byte registers the pair of blocks after it ([`Mode::first`]). The
-//! fewer than 64 blocks after the last window (all of an input under 4 KiB), or what the
-//! skipping loop leaves of them, are checked one way chosen once ([`check_rest`]):
-//! learning the text takes the windows a few windows, which these blocks do not have.
+//! 64-byte registers the pair of blocks after it ([`Mode::first`]); ASCII at the start of
+//! an input is skipped two blocks at a time before the first window. The fewer than 64
+//! blocks after the last window (all of an input under 4 KiB) are checked one way chosen
+//! once ([`check_rest`]): learning the text takes the windows a few windows, which these
+//! blocks do not have.
 //!
 //! `docs/design.md` has the measurements behind this.
 //!
@@ -763,26 +749,6 @@ const EARLY_WINDOW: usize = 8;
 /// blocks did before they grew).
 const HALF_WINDOW: usize = WINDOW / 2;
 
-/// The longest gap between non-ASCII pairs (15 blocks, 960 bytes) at which equal gaps send
-/// [`sparse_run`] to a run by branches ([`spaced_run`]; in [`validate_early`]'s windows,
-/// to a pattern, [`Way::Regular`]). At longer equal gaps it stays in its skipping loop,
-/// where the loop's exit is as well predicted as a branch per block and an ASCII block
-/// costs less (nearly equal gaps, whose exits it does not predict, go to the run at any
-/// length). Measured on Zen 4 at 64 KiB, four placements, `é` at equal gaps, the run
-/// against the skipping loop: 640 to 1024 B 1.05x to 1.18x faster with AVX-512, with AVX2
-/// 0.99x to 1.05x at 640 to 896 B and 0.94x at 1024 B; at 2 to 3.5 KiB the run was
-/// slower with both. (On Zen 3, windows by branches for such gaps had read 0.69x to
-/// 0.73x simdutf8's compat, the skipping loop 0.81x to 0.87x: `docs/design.md`.)
-const REGULAR_MAX_GAP: usize = 15 * BLOCK;
-
-/// With 16-byte registers, the longest gap between clusters of non-ASCII blocks (12
-/// blocks, 768 bytes) at which a window by mask hands over to a [`spaced_run`]
-/// ([`spacing_in`]; with 32- and 64-byte registers at any gap it finds). Measured with
-/// the SSE4.1 kernel on Zen 4 at 64 KiB, four builds, against the windows (by mask, then
-/// a pattern): regular spacings of 100 to 768 bytes 1.05x to 1.16x faster, 900 to 1000
-/// bytes 0.93x to 0.99x (so not there); real text 1.00x.
-const NARROW_RUN_MAX_GAP: usize = 12 * BLOCK;
-
 /// With 16-byte registers, inputs under `BYTES + MEDIUM_BLOCKS * BLOCK` bytes are
 /// [`validate_medium`]'s ([`medium_blocks`]).
 const MEDIUM_BLOCKS: usize = 4;
@@ -879,26 +845,6 @@ fn is_mostly_ascii<V: Vector>(non_ascii: BlockMask, blocks: usize) -> bool {
     cheap_checks::<V>() && non_ascii.count_ones() * 8 <= blocks as u32 * MOSTLY_ASCII_EIGHTHS
 }
 
-/// Does `mask`, the mask of a window of `blocks` blocks, repeat with a period of two to
-/// eight blocks, at least four times over? Non-ASCII text at a regular spacing of 128 to
-/// 512 bytes does, from its first window by mask, where comparing windows' masks waits
-/// for the spacing to come round to the same phase of a window (three windows at 192
-/// bytes); a mask with a period is also a pattern that the branch predictor learns. (A
-/// mask of mixed text has no such period, nor does one of a few blocks.)
-#[inline(always)]
-fn has_short_period(mask: BlockMask, blocks: usize) -> bool {
-    let full = full_mask(blocks);
-    let repeats = |period: usize| mask >> period == mask & (full >> period);
-    // (A period of one is no pattern: every unit ASCII, or none.)
-    !repeats(1) && (2..=(blocks / 4).min(8)).any(repeats)
-}
-
-/// Has `mask` at most one bit set? (Without a count: see [`is_dense`].)
-#[inline(always)]
-const fn at_most_one(mask: BlockMask) -> bool {
-    mask & mask.wrapping_sub(1) == 0
-}
-
 /// Checks the `G` blocks at `ptr` ([`check_block`] each).
 ///
 /// # Safety
@@ -971,8 +917,8 @@ fn unreversed(reversed: BlockMask, units: usize) -> BlockMask {
     reversed.reverse_bits() >> (BlockMask::BITS as usize - units)
 }
 
-/// Checks the `units` units of `G` blocks at `pos` (a window: a block each for mixed
-/// text, a pair for sparse text; or the blocks after the last window) without a branch
+/// Checks the `units` units of `G` blocks at `pos` (a window, or the blocks after the
+/// last window) without a branch
 /// per unit, from `non_ascii`, the mask of those that are not all ASCII
 /// ([`non_ascii_units`]): a loop over the mask's set bits, whose exit is its one branch
 /// that depends on the data. Where ASCII and non-ASCII blocks alternate without a pattern
@@ -1188,58 +1134,6 @@ impl<V: Vector> BlockStep<V> for Full<V> {
     }
 }
 
-/// A branch per block where the pattern of ASCII and non-ASCII blocks repeats from window
-/// to window (the branch predictor has learned it): an ASCII block costs its test and one
-/// OR, of the end check of the last non-ASCII block (`pending`), as in simdutf8's loop.
-struct Pattern<V> {
-    errors: V,
-    /// Nonzero where a sequence started before the current block needs more bytes than
-    /// the bytes before it hold: an error if the block is ASCII.
-    pending: V,
-    non_ascii: BlockMask,
-}
-
-impl<V: Vector> BlockStep<V> for Pattern<V> {
-    #[inline(always)]
-    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask) {
-        // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's guarantee);
-        // the CPU supports `V`.
-        unsafe {
-            if is_ascii::<V>(bytes.as_ptr().add(block), BLOCK) {
-                self.errors = self.errors.or(self.pending);
-            } else {
-                self.non_ascii |= bit;
-                self.errors = self.errors.or(check_block(k, bytes.as_ptr().add(block)));
-                self.pending = unfinished_before(k, bytes, block + BLOCK);
-            }
-        }
-    }
-}
-
-/// Checks a window of `W` blocks at `pos` with a branch per block ([`Pattern`]). Returns
-/// the window's error bits and its mask.
-///
-/// # Safety
-/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
-#[inline(always)]
-unsafe fn check_by_branches<V: Vector, const W: usize>(
-    k: &Constants<V>,
-    bytes: &[u8],
-    pos: usize,
-) -> (V, BlockMask) {
-    // SAFETY: each block and the register before it lie within the window and the
-    // register before it (caller's guarantee); the CPU supports `V`.
-    unsafe {
-        let mut steps = Pattern {
-            errors: V::splat(0),
-            pending: unfinished_before(k, bytes, pos),
-            non_ascii: 0,
-        };
-        for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
-        (steps.errors, steps.non_ascii)
-    }
-}
-
 /// Checks every block of the window of `W` blocks at `pos` ([`Full`]). Returns the
 /// window's error bits.
 ///
@@ -1262,398 +1156,21 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
     }
 }
 
-/// The error bits of the pair of blocks at `pos`, which is not all ASCII, checking only
-/// the blocks of it that are not ASCII: for an ASCII block, the end check of the bytes
-/// before it instead (a sequence left open there is an error). A branch on each block's
-/// ASCII test, for [`sparse_run`] where the pairs come at equal gaps and the predictor has
-/// learned which block holds the non-ASCII bytes; at random gaps the branch is
-/// mispredicted about as often as it saves a block's check, so there both blocks are
-/// checked without it.
+/// How the main loop checks its next window, chosen from the shape of the last one.
 ///
-/// # Safety
-/// `BYTES <= pos` and `pos + 2 * BLOCK <= bytes.len()`; the CPU must support `V`.
-#[inline(always)]
-unsafe fn pair_errors_by_branches<V: Vector>(k: &Constants<V>, bytes: &[u8], pos: usize) -> V {
-    // SAFETY: both blocks and the register before them lie within `bytes` (caller's
-    // guarantee); the CPU supports `V`.
-    unsafe {
-        let first = bytes.as_ptr().add(pos);
-        let second = first.add(BLOCK);
-        if is_ascii::<V>(first, BLOCK) {
-            unfinished_before(k, bytes, pos).or(check_block(k, second))
-        } else if is_ascii::<V>(second, BLOCK) {
-            check_block(k, first).or(unfinished_before(k, bytes, pos + BLOCK))
-        } else {
-            check_unit::<V, 2>(k, first)
-        }
-    }
-}
-
-/// ASCII text with rare non-ASCII bytes, from `pos` on: ASCII blocks skipped two at a time;
-/// where a pair is not all ASCII, both of its blocks are checked (after two equal gaps
-/// between such pairs, with 32-byte registers, only the non-ASCII ones:
-/// [`pair_errors_by_branches`]), until three such pairs come within a window (a pair right
-/// after another that came after half a window of ASCII counting with it), or four at
-/// nearly equal gaps ([`spaced_run`]; equal ones of up to [`REGULAR_MAX_GAP`]), or fewer
-/// than two blocks are left. With 16-byte registers, until two come within a window.
-/// Where non-ASCII bytes are rare this costs the least per ASCII block, and the only
-/// mispredicted branches are the skip's exits.
-///
-/// The loop goes on into the last window: the fewer than `W` blocks after it would
-/// otherwise be [`check_rest`]'s, which tests each of them for ASCII and checks by mask
-/// (at 64 KiB with a character every 1.5 to 3 KiB, leaving the loop a window before the
-/// end cost about 10% on Zen 3).
-///
-/// Three pairs within a window, not two, with cheap checks: in text with a non-ASCII
-/// character every 1 to 4 KiB at random gaps, two pairs within a window are common, and
-/// leaving this loop for the windows by mask there cost up to 12%; four pairs at nearly
-/// equal gaps go to a run by branches at once ([`spaced_run`]), where the predictor learns
-/// the spacing, which it does not learn as well from this loop's exits (`docs/design.md`).
-/// Three pairs within a window at two nearly equal gaps look at a fourth pair before they
-/// stop: otherwise spacings under half a window never reached a pattern (they are three
-/// within a window first), and a 64 KiB buffer with a character every 256 to 512 bytes
-/// spent a quarter of its windows by mask before the history showed the pattern. Not
-/// where the pairs follow each other (a gap of one pair): that is mixed text, not a
-/// spacing, and going to a pattern there made 6 KiB pieces of real text 9% slower (word
-/// lists and man pages up to 22%).
-///
-/// Both blocks of the pair, not the one that holds the non-ASCII byte: choosing it would
-/// be a conditional move on the ASCII test, and every later address (the check's loads,
-/// the next skip's) would wait for the test's loads; that wait cost more than checking
-/// an ASCII block (sparse text, 2 KiB spacing: 1.1x to 1.25x faster). A branch instead
-/// is mispredicted about half the time at random gaps, but not at equal ones, where it
-/// made regular spacings of 1 and 2 KiB 1.03x to 1.16x faster.
-///
-/// Returns where it stopped and the way of the next window: after a pair that came within
-/// a window of the one two before, at another gap than the pair before it or at a gap of
-/// one pair (with 16-byte registers, of the one before, at any gap), [`Way::Mask`]: the
-/// text is no longer sparse; after a [`spaced_run`], [`Way::Mask`] too; in
-/// [`validate_early`]'s windows, at the same gap as the two before ([`Way::Regular`]); or
-/// where fewer than two blocks are left ([`Way::Sparse`]: the main loop then has no window
-/// left); or `Err(checkpoint)` at the first error.
-///
-/// By blocks after the stop, not by pairs: a window by pairs checks both blocks of each
-/// non-ASCII pair, where the block that holds the character would do, and the pairs that
-/// stopped the loop are seldom the only ones in the next window. (Measured with 32-byte
-/// registers on an Intel Xeon, Emerald Rapids, against the window by pairs: real text in
-/// pieces of 6 and 16 KiB 1.02x to 1.06x, regular spacings of 128 to 704 bytes at 64 KiB
-/// 1.03x to 1.05x, over four code placements; not measured on Zen 3. See
-/// `docs/design.md`.)
-///
-/// # Safety
-/// `BYTES <= pos`; the CPU must support `V`.
-#[inline(always)]
-unsafe fn sparse_run<V: Vector, const W: usize>(
-    k: &Constants<V>,
-    bytes: &[u8],
-    mut pos: usize,
-) -> Result<(usize, Way), usize> {
-    let len = bytes.len();
-    // Where the last two non-ASCII pairs started and the last two gaps between such pairs,
-    // newest first (at the start, none: positions beyond any address, so that neither
-    // test passes, and gaps that no gap equals).
-    let mut last = [usize::MAX / 2, usize::MAX / 4];
-    let mut gaps = [0, 1];
-    // SAFETY: every block skipped or checked ends by `len` (`pos + 2 * BLOCK <= len` when
-    // a pair is checked), and the bytes and register before it start at or after
-    // `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
-    unsafe {
-        loop {
-            pos = skip_ascii(k, bytes, pos)?;
-            // Into the last window too: from there the rest of the input is
-            // `check_rest`'s, which would test every block of it by mask.
-            if pos + 2 * BLOCK > len {
-                return Ok((pos, Way::Sparse));
-            }
-            // At equal gaps the predictor knows which block of the pair holds the
-            // non-ASCII bytes: that block alone is checked (`pair_errors_by_branches`).
-            let errors = if cheap_checks::<V>() && gaps[0] == gaps[1] {
-                pair_errors_by_branches(k, bytes, pos)
-            } else {
-                check_unit::<V, 2>(k, bytes.as_ptr().add(pos))
-            };
-            if !errors.is_zero() {
-                let first = check_block(k, bytes.as_ptr().add(pos));
-                return Err(if first.is_zero() { pos + BLOCK } else { pos });
-            }
-            let gap = pos.wrapping_sub(last[0]);
-            // Three equal gaps in a row, short ones: a spacing that the branch predictor
-            // learns, so a branch per block from here (in `validate`'s windows by the run
-            // below, which such gaps always reach first).
-            let regular = W != WINDOW
-                && cheap_checks::<V>()
-                && gap <= REGULAR_MAX_GAP
-                && gap == gaps[0]
-                && gap == gaps[1];
-            // Three non-ASCII pairs within a window (two with 16-byte registers): no
-            // longer sparse.
-            let since = if cheap_checks::<V>() {
-                last[1]
-            } else {
-                last[0]
-            };
-            // A pair right after the last, which came after half a window of ASCII: most
-            // likely one word across the pairs' boundary, so the two count as one pair.
-            // In text with a non-ASCII word every 3 KiB, one word in 16 crosses a pair's
-            // boundary, and counting it twice left this loop for windows by mask, which
-            // never came back (each window had a non-ASCII block): 0.84x `simdutf8`
-            // with AVX2, against 1.03x (`docs/design.md`). At the start `gaps[0]` is the
-            // wrapped gap from no pair, which counts as long: a run that starts at such a
-            // word met the same three pairs.
-            let one_word =
-                cheap_checks::<V>() && gap == 2 * BLOCK && gaps[0] >= HALF_WINDOW * BLOCK;
-            let close = pos.wrapping_sub(since) < W * BLOCK && !one_word;
-            // Three gaps in a row within a pair of each other, with ASCII pairs between:
-            // a spacing that the branch predictor learns, if nothing interrupts it; a run
-            // by branches from here (not in `validate_early`'s windows, as the run tests
-            // for errors only where it stops).
-            if close
-                && W == WINDOW
-                && cheap_checks::<V>()
-                && nearly_equal(gap, gaps)
-                && !(gap > REGULAR_MAX_GAP && gap == gaps[0] && gap == gaps[1])
-            {
-                // (Both pairs tested here, this one and `last[0]`, were checked above: in
-                // bounds.)
-                let first_non_ascii = |pair: usize| {
-                    pair + BLOCK * usize::from(is_ascii::<V>(bytes.as_ptr().add(pair), BLOCK))
-                };
-                let cluster = first_non_ascii(pos);
-                let spacing = Spacing {
-                    cluster,
-                    last: if is_ascii::<V>(bytes.as_ptr().add(pos + BLOCK), BLOCK) {
-                        pos
-                    } else {
-                        pos + BLOCK
-                    },
-                    gap: cluster - first_non_ascii(last[0]),
-                };
-                pos = spaced_run(k, bytes, pos + 2 * BLOCK, spacing)?;
-                // Stopped at a cluster at another gap: no longer sparse.
-                return Ok((pos, Way::Mask));
-            }
-            // (One word: the pair before leaves `last`, so that only the pair two before
-            // counts towards `close`; its gap of one pair stays in `gaps`, so that the
-            // pair after this one is not taken for the same word too.)
-            last = [pos, if one_word { last[1] } else { last[0] }];
-            gaps = [gap, gaps[0]];
-            pos += 2 * BLOCK;
-            if regular {
-                return Ok((pos, Way::Regular));
-            }
-            // Close, but at the same gap as the pair before, and not the next pair (with
-            // cheap checks): one more pair decides whether the spacing is regular (up to
-            // `REGULAR_MAX_GAP`; a longer regular spacing stays in this loop).
-            let spaced = cheap_checks::<V>()
-                && gaps[0].min(gaps[1]) > 2 * BLOCK
-                && if W == WINDOW {
-                    gaps[0].abs_diff(gaps[1]) <= 2 * BLOCK
-                } else {
-                    gaps[0] == gaps[1]
-                };
-            if close && !spaced {
-                // (By blocks: see above.)
-                return Ok((pos, Way::Mask));
-            }
-        }
-    }
-}
-
-/// Are `gap` and the two gaps before it (between non-ASCII pairs, in bytes) within a pair
-/// of each other, with at least one ASCII pair in each?
-#[inline(always)]
-fn nearly_equal(gap: usize, before: [usize; 2]) -> bool {
-    let near = |a: usize, b: usize| a.abs_diff(b) <= 2 * BLOCK;
-    gap.min(before[0]).min(before[1]) > 2 * BLOCK
-        && near(gap, before[0])
-        && near(gap, before[1])
-        && near(before[0], before[1])
-}
-
-/// The spacing of the clusters of non-ASCII blocks in `mask`, the mask of a whole window
-/// at `pos`, if their starts come at gaps within a block of the larger of the first two
-/// gaps, itself of at least 3 blocks, four clusters or more (as text with a non-ASCII
-/// character every 100 bytes to 1 KiB does, where the mask shows no period): the state
-/// for a [`spaced_run`] after the window. Real text, whose gaps vary, fails the test that
-/// every start but the last has another one such a gap after it (and every start but the
-/// first, before it).
-/// (The gap taken from the span and the count instead, a division, and its successor at
-/// it or one more: real files 0.99x, man pages and HTML down to 0.98x; this way 1.00x.)
-#[inline(always)]
-fn spacing_in(mask: BlockMask, pos: usize) -> Option<Spacing> {
-    let starts = mask & !(mask << 1);
-    if starts.count_ones() < 4 {
-        return None;
-    }
-    let first = starts.trailing_zeros();
-    let last = BlockMask::BITS - 1 - starts.leading_zeros();
-    // The larger of the first two gaps: a spacing of one and a half blocks (100 B)
-    // alternates gaps of 2 and 3 blocks, and a first gap of 2 failed the test below in
-    // about half the window's phases.
-    let rest = starts & (starts - 1);
-    let second = rest.trailing_zeros();
-    let gap = (second - first).max((rest & (rest - 1)).trailing_zeros() - second);
-    let near = |shift: fn(BlockMask, u32) -> BlockMask| {
-        shift(starts, gap - 1) | shift(starts, gap) | shift(starts, gap + 1)
-    };
-    let successors = near(|m, n| m >> n);
-    let predecessors = near(|m, n| m << n);
-    if gap < 3 || starts & !successors != 1 << last || starts & !predecessors != 1 << first {
-        return None;
-    }
-    let before_last = BlockMask::BITS - 1 - (starts & !(1 << last)).leading_zeros();
-    let block = |i: u32| pos + i as usize * BLOCK;
-    Some(Spacing {
-        cluster: block(last),
-        last: block(BlockMask::BITS - 1 - mask.leading_zeros()),
-        gap: block(last) - block(before_last),
-    })
-}
-
-/// Where [`sparse_run`] found non-ASCII pairs at nearly equal gaps: the state a
-/// [`spaced_run`] starts from.
-#[derive(Copy, Clone)]
-struct Spacing {
-    /// The first non-ASCII block of the last cluster (non-ASCII blocks with no ASCII block
-    /// between them).
-    cluster: usize,
-    /// The last non-ASCII block.
-    last: usize,
-    /// The gap from the cluster before to `cluster`.
-    gap: usize,
-}
-
-/// Every block from `pos` on checked with a branch per block ([`Pattern`]'s step), in one
-/// loop to the last whole block of the input, as long as the clusters of non-ASCII blocks
-/// keep their spacing: each gap between the first blocks of two clusters within a block of
-/// the gap before (spacings that are not a multiple of a block alternate between two
-/// gaps, 4 and 5 blocks for 300 bytes). Returns where it stopped, after the first cluster
-/// at another gap or at the input's last whole block, or `Err(checkpoint)`.
-///
-/// Why one loop: a branch per block is as cheap as a block gets where the predictor has
-/// learned the spacing, and it learns a spacing whose pattern repeats only every few dozen
-/// blocks (75 at 300 bytes) only in a loop that nothing interrupts. In windows with an
-/// error test and a choice of way between them, the same step read 0.65x to 0.94x
-/// `simdutf8` after the benchmarks' scrub, and 0.96x to 1.24x in one loop over the input
-/// (Zen 4, AVX2, `docs/design.md`). So errors are tested once, where the loop stops, and
-/// the loop does not stop at the windows' boundaries. Real text, whose gaps vary, leaves
-/// it at its next cluster.
-///
-/// # Safety
-/// `BYTES <= pos`; `spacing` describes blocks before `pos`; the CPU must support `V`.
-#[inline(always)]
-unsafe fn spaced_run<V: Vector>(
-    k: &Constants<V>,
-    bytes: &[u8],
-    pos: usize,
-    spacing: Spacing,
-) -> Result<usize, usize> {
-    let Spacing {
-        mut cluster,
-        last,
-        mut gap,
-    } = spacing;
-    let len = bytes.len();
-    // The start of the input's last whole block (`len >= BLOCK`: a block is before `pos`).
-    // Tested as `block > last_block`, not `block + BLOCK > len`: with the latter, LLVM
-    // rotated the run of ASCII blocks into a loop that tested the next position at its
-    // back edge and left at a forward branch on the ASCII test, and text with a character
-    // every 700 B to 1.5 KiB ran at 0.74x to 0.79x `simdutf8::compat` (steady state, 64
-    // KiB, AVX2); with this one, the ASCII test is the loop's back edge, as in compat's
-    // loop, and the same text runs at 0.97x to 1.01x (1.02x to 1.12x faster in four
-    // builds, regular spacings of 200 B to 1.5 KiB; `docs/design.md`).
-    let last_block = len - BLOCK;
-    let mut block = pos;
-    // SAFETY: every block checked ends by `len`, and the register before it starts at or
-    // after `pos - BYTES >= 0` (caller's guarantee); the CPU supports `V`.
-    unsafe {
-        let mut errors = V::splat(0);
-        // Nonzero where a sequence before the current block needs more bytes than the bytes
-        // before it hold: an error if the block is ASCII.
-        let mut pending = unfinished_before(k, bytes, block);
-        // Three loops, so that where a block stands (in a run of ASCII, at the start of a
-        // cluster, in one) is known from where the code is: a block costs its test, its
-        // check if it is not ASCII, and at the start of a cluster one comparison of the
-        // gap. (One loop with that state in variables took about twenty instructions per
-        // non-ASCII block beyond the check; these loops made regular spacings of 96 B to
-        // 1 KiB 1.02x to 1.04x faster with AVX2, the geometric means of three runs. With
-        // none of that bookkeeping at all, a run that never stopped, 1.04x to 1.14x:
-        // `docs/design.md`.)
-        'run: {
-            // A cluster that started before `pos` goes on at `block`.
-            let mut in_cluster = block - last <= BLOCK;
-            loop {
-                // The rest of a cluster, up to its first ASCII block.
-                if in_cluster {
-                    loop {
-                        if block > last_block {
-                            break 'run;
-                        }
-                        let ptr = bytes.as_ptr().add(block);
-                        if is_ascii::<V>(ptr, BLOCK) {
-                            errors = errors.or(pending);
-                            block += BLOCK;
-                            break;
-                        }
-                        errors = errors.or(check_block(k, ptr));
-                        pending = unfinished_before(k, bytes, block + BLOCK);
-                        // A cluster longer than the spacing: the text turned dense.
-                        let dense = block - cluster >= gap;
-                        block += BLOCK;
-                        if dense {
-                            break 'run;
-                        }
-                    }
-                }
-                // A run of ASCII blocks, up to the start of the next cluster.
-                let ptr = loop {
-                    if block > last_block {
-                        break 'run;
-                    }
-                    let ptr = bytes.as_ptr().add(block);
-                    if !is_ascii::<V>(ptr, BLOCK) {
-                        break ptr;
-                    }
-                    errors = errors.or(pending);
-                    block += BLOCK;
-                };
-                errors = errors.or(check_block(k, ptr));
-                pending = unfinished_before(k, bytes, block + BLOCK);
-                // Another gap: `since` not within a block of `gap` (one comparison, the
-                // difference wrapping below `gap - BLOCK`; `gap` is at least two blocks, as
-                // an ASCII block stands between two clusters).
-                let since = block - cluster;
-                let irregular = since.wrapping_sub(gap - BLOCK) > 2 * BLOCK;
-                (cluster, gap) = (block, since);
-                block += BLOCK;
-                if irregular {
-                    break 'run;
-                }
-                in_cluster = true;
-            }
-        }
-        if !errors.is_zero() {
-            return Err(first_bad_block(k, bytes, pos, block));
-        }
-    }
-    Ok(block)
-}
-
-/// How the main loop checks its next window, chosen from the shape of the last ones.
+/// Two ways, since session 39. Until then text that was not dense also had a skipping
+/// loop over pairs of ASCII blocks, windows by pairs, windows by branches for masks that
+/// repeated, and runs by branches for clusters at equal gaps; with the mask pass through
+/// the carry flag (session 38) a window by mask costs about what the skipping loop's ASCII
+/// test did per block, and takes one mispredicted branch or none where those ways took one
+/// at each non-ASCII pair at a random gap and had choices that ran too few times per call
+/// for a predictor to learn after other work. Without them, on Zen 4 (four builds): real
+/// files of both corpora 1.06x to 1.07x faster with each kernel, pieces of 6 KiB 1.07x to
+/// 1.13x, jittered density cells at 64 KiB 1.02x to 1.32x; regular spacings of 128 B to 4
+/// KiB, where the predictor had learned those ways' branches, down to 0.91x
+/// (`docs/design.md`, session 39).
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
-    /// ASCII text (the start of an input that starts with ASCII, or after an all-ASCII
-    /// window by pairs): [`sparse_run`], pairs of ASCII blocks skipped in a loop, each other
-    /// pair checked (whole, or at equal gaps its non-ASCII blocks), until three such pairs
-    /// come within a window (two with 16-byte registers; then [`Way::Mask`]) or four at
-    /// nearly equal gaps (then a [`spaced_run`] and [`Way::Mask`], or in
-    /// [`validate_early`]'s windows [`Way::Regular`], with 32-byte registers). The loop costs the least per ASCII block, but its exit at each non-ASCII
-    /// pair is a mispredicted branch where they do not come at a regular spacing.
-    Ascii,
-    /// Sparse text (after a window with one non-ASCII pair or block): [`check_by_mask`] by
-    /// pairs of blocks, where a window with one non-ASCII pair takes no mispredicted
-    /// branch.
-    Sparse,
     /// Dense text (a window with few ASCII blocks: at most a quarter with 32-byte
     /// registers, none with 16-byte ones): [`check_every_block`], no ASCII test at all.
     /// Where most blocks are not ASCII, testing every block costs more than the checks it
@@ -1663,57 +1180,40 @@ enum Way {
     /// window now and then is checked by mask to see whether the text is still dense
     /// ([`FULL_RUN`]).
     Full,
-    /// [`check_by_branches`] for a repeated pattern ([`Pattern`]): a window's mask seen
-    /// again in the last four, or a mask (by blocks or by pairs) that repeats within its
-    /// window at a short period ([`has_short_period`]).
-    Pattern,
-    /// [`check_by_branches`] after non-ASCII pairs at equal gaps in [`Way::Ascii`] (with
-    /// 32-byte registers, in [`validate_early`]'s windows, which test for errors in each
-    /// window; [`validate`]'s go to a [`spaced_run`] instead): the first window of a
-    /// pattern, whose mask the next windows are compared with.
-    Regular,
-    /// [`check_by_mask`] by blocks: ASCII and non-ASCII blocks mixed without a pattern,
-    /// and the window after [`Way::Ascii`] stopped at non-ASCII pairs that came close.
-    /// Before another window by mask, the blocks are checked during that window's mask
-    /// pass instead ([`mask_checking_pending`]).
+    /// [`check_by_mask`] by blocks: every other text. Before another window by mask, the
+    /// blocks are checked during that window's mask pass instead
+    /// ([`mask_checking_pending`]).
     Mask,
 }
 
 /// The main loop's choice of [`Way`], from the shape of the last window (a change of way
-/// is itself a mispredicted branch, so it follows the text, not each block), with the masks
-/// of the last non-ASCII windows: a mask seen again is a pattern that the branch
-/// predictor has learned.
+/// is itself a mispredicted branch, so it follows the text, not each block).
 struct Mode {
     way: Way,
     /// Windows left in [`Way::Full`] before one is checked by mask again.
     full_left: u32,
-    /// Newest first.
-    recent: [BlockMask; 4],
-    /// With cheap checks: did the skipping loop stop last, or was the last window checked
-    /// by blocks mostly ASCII ([`is_mostly_ascii`])? Then the blocks after the last
-    /// window are checked by mask ([`check_rest`]).
+    /// No window has been checked yet, and the input starts with ASCII: the blocks after
+    /// the last window are the whole input after its first register, and [`check_rest`]
+    /// skips its ASCII pairs before its mask.
+    ascii_start: bool,
+    /// With cheap checks: was the last window checked by blocks mostly ASCII
+    /// ([`is_mostly_ascii`])? Then the blocks after the last window are checked by mask
+    /// ([`check_rest`]).
     mostly_ascii: bool,
 }
 
 impl Mode {
     /// The mode of the first window, from whether the input starts with ASCII: its first
     /// register, or with cheap checks the pair of blocks after a first register that is
-    /// not. Text that starts with ASCII starts in [`Way::Ascii`], which costs the least
-    /// where it stays ASCII (as in HTML, JSON, logs). Text that starts with non-ASCII
-    /// bytes is most often dense (text in a non-Latin script): with cheap checks the first
-    /// window is checked in [`Way::Full`], otherwise by mask (which measures it). Starting
-    /// every input in [`Way::Ascii`] took up to four windows to reach [`Way::Full`] on dense
-    /// text: 4 KiB pieces of Cyrillic and CJK text were then 1.2 to 1.3 times slower.
-    ///
-    /// Why the pair after the first register too: mostly-ASCII text that starts with a
-    /// non-ASCII word (a piece cut in the middle of one) went to [`Way::Full`], then by
-    /// mask, and never came back to the skipping loop while each window had a non-ASCII
-    /// byte, so it never reached a [`spaced_run`] either.
+    /// not. Text that starts with non-ASCII bytes is most often dense (text in a non-Latin
+    /// script): with cheap checks the first window is checked in [`Way::Full`]. Any other
+    /// text starts by mask, which measures it. (Starting dense text in a skipping loop took
+    /// up to four windows to reach [`Way::Full`]: 4 KiB pieces of Cyrillic and CJK text
+    /// were then 1.2 to 1.3 times slower. Mostly-ASCII text that starts with a non-ASCII
+    /// word, a piece cut in the middle of one, has its next pair ASCII: by mask.)
     #[inline(always)]
-    fn first<V: Vector>(first_ascii: bool) -> Mode {
-        let way = if first_ascii {
-            Way::Ascii
-        } else if cheap_checks::<V>() {
+    fn first<V: Vector>(starts_ascii: bool) -> Mode {
+        let way = if !starts_ascii && cheap_checks::<V>() {
             Way::Full
         } else {
             Way::Mask
@@ -1721,62 +1221,28 @@ impl Mode {
         Mode {
             way,
             full_left: 0,
-            recent: [0; 4],
+            ascii_start: starts_ascii,
             mostly_ascii: false,
         }
-    }
-
-    /// Did the windows so far find sparse text (a few non-ASCII blocks per window)?
-    #[inline(always)]
-    fn sparse(&self) -> bool {
-        matches!(
-            self.way,
-            Way::Ascii | Way::Sparse | Way::Pattern | Way::Regular
-        )
     }
 
     /// Chooses the way of the next window from the mask of the last one, by blocks.
     #[inline(always)]
     fn after_blocks<V: Vector>(&mut self, mask: BlockMask, blocks: usize) {
+        self.ascii_start = false;
         self.mostly_ascii = is_mostly_ascii::<V>(mask, blocks);
-        // Dense text first: it needs no history, and it is where the work per byte is
-        // highest, so the fewer instructions here the better.
         if is_dense::<V>(mask, blocks) {
             self.way = Way::Full;
             self.full_left = FULL_RUN;
-            return;
-        }
-        if at_most_one(mask) {
-            self.way = Way::Sparse;
-            return;
-        }
-        self.way = if self.recent.contains(&mask) || has_short_period(mask, blocks) {
-            Way::Pattern
         } else {
-            Way::Mask
-        };
-        self.recent = [mask, self.recent[0], self.recent[1], self.recent[2]];
-    }
-
-    /// Chooses the way of the next window from the mask of the last one, by pairs.
-    #[inline(always)]
-    fn after_pairs(&mut self, mask: BlockMask, pairs: usize) {
-        // (A non-ASCII block in every pair is not yet dense text, nor a pattern: by mask
-        // first.)
-        self.way = if mask == 0 {
-            Way::Ascii
-        } else if at_most_one(mask) {
-            Way::Sparse
-        } else if has_short_period(mask, pairs) {
-            Way::Pattern
-        } else {
-            Way::Mask
-        };
+            self.way = Way::Mask;
+        }
     }
 
     /// After a window in [`Way::Full`]: after [`FULL_RUN`] of them, one by mask.
     #[inline(always)]
     fn after_full(&mut self) {
+        self.ascii_start = false;
         if self.full_left == 0 {
             self.way = Way::Mask;
         } else {
@@ -1787,8 +1253,7 @@ impl Mode {
 
 /// Checks the windows of `W` blocks from `pos` on while they fit. Returns the position
 /// after the last window, or `Err(checkpoint)` at the first error: the first failing
-/// block ([`first_bad_block`]), or the start of a run of ASCII that a sequence before it
-/// leaves unfinished.
+/// block ([`first_bad_block`]).
 ///
 /// # Safety
 /// `BYTES <= pos`; the CPU must support `V`.
@@ -1800,8 +1265,8 @@ unsafe fn windows<V: Vector, const W: usize>(
     mode: &mut Mode,
 ) -> Result<usize, usize> {
     // The last window by mask, if the next one is by mask too: its checks run during that
-    // window's mask pass ([`mask_checking_pending`]). Any other way checks its window at
-    // once, so this is `None` in every other arm. Not in `validate_early`'s windows, which
+    // window's mask pass ([`mask_checking_pending`]). `Way::Full` checks its window at
+    // once, so this is `None` in its arm. Not in `validate_early`'s windows, which
     // are to stop within one window of an error.
     let mut pending: Option<Pending> = None;
     while pos + W * BLOCK <= bytes.len() {
@@ -1810,38 +1275,11 @@ unsafe fn windows<V: Vector, const W: usize>(
         // register before it are in bounds; the CPU supports `V`.
         let errors = unsafe {
             match mode.way {
-                Way::Ascii => {
-                    (pos, mode.way) = sparse_run::<V, W>(k, bytes, pos)?;
-                    // (It stops where non-ASCII pairs come close: mostly ASCII still.)
-                    mode.mostly_ascii = cheap_checks::<V>();
-                    continue;
-                }
-                Way::Sparse => {
-                    let mask = non_ascii_units::<V, 2>(bytes, pos, W / 2);
-                    mode.after_pairs(mask, W / 2);
-                    check_by_mask::<V, 2>(k, bytes, pos, W / 2, mask)
-                }
-                Way::Pattern => {
-                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
-                    mode.after_blocks::<V>(mask, W);
-                    errors
-                }
-                // (An arm of its own, not one shared with `Pattern` under an `if`: sharing
-                // it made the SSE4.1 kernel 5 to 8% slower on mixed real text through code
-                // generation alone.)
-                Way::Regular => {
-                    let (errors, mask) = check_by_branches::<V, W>(k, bytes, pos);
-                    // No mask to compare with yet: this window's stands for the spacing.
-                    mode.recent = [mask; 4];
-                    mode.after_blocks::<V>(mask, W);
-                    errors
-                }
                 Way::Full => {
                     mode.after_full();
                     check_every_block::<V, W>(k, bytes, pos)
                 }
                 Way::Mask => {
-                    let first_by_mask = pending.is_none();
                     let mask = match pending {
                         None => non_ascii_units::<V, 1>(bytes, pos, W),
                         Some(window) => {
@@ -1859,25 +1297,6 @@ unsafe fn windows<V: Vector, const W: usize>(
                         }
                     };
                     mode.after_blocks::<V>(mask, W);
-                    // Clusters at a spacing: this window now, then a run by branches. Only
-                    // in the first of windows by mask in a row (after the skipping loop,
-                    // or where the text started dense), as a test in every window made
-                    // HTML 3% to 6% slower; not in `validate_early`'s windows, as the run
-                    // tests for errors only where it stops; not in dense text; with 16-byte
-                    // registers only at gaps up to `NARROW_RUN_MAX_GAP`.
-                    if W == WINDOW && first_by_mask && mode.way != Way::Full {
-                        if let Some(spacing) = spacing_in(mask, pos)
-                            .filter(|s| cheap_checks::<V>() || s.gap <= NARROW_RUN_MAX_GAP)
-                        {
-                            if !check_by_mask::<V, 1>(k, bytes, pos, W, mask).is_zero() {
-                                return Err(first_bad_block(k, bytes, pos, pos + W * BLOCK));
-                            }
-                            pending = None;
-                            pos = spaced_run(k, bytes, pos + W * BLOCK, spacing)?;
-                            mode.way = Way::Mask;
-                            continue;
-                        }
-                    }
                     if mode.way == Way::Mask && W == WINDOW {
                         pending = Some(Pending {
                             pos,
@@ -1916,8 +1335,8 @@ unsafe fn windows<V: Vector, const W: usize>(
     Ok(pos)
 }
 
-/// The first of the blocks from `pos` to `end` (a window, or a [`spaced_run`]'s blocks)
-/// that shows an error, given that they do: the checkpoint the main loop returns, so that
+/// The first of the blocks from `pos` to `end` (a window) that shows an error, given that
+/// they do: the checkpoint the main loop returns, so that
 /// the exact error is looked for in at most a block and not from the window's start. The
 /// same checks as the window's, one block at a time, run only where there is an error.
 /// (Inlined like the rest: a function of its own would not have the kernel's target
@@ -1954,16 +1373,16 @@ unsafe fn first_bad_block<V: Vector>(
 
 /// Checks the bytes after the last window, `bytes[pos..]`: fewer than `WINDOW` blocks and
 /// a tail (also the whole input after its first register, for inputs under a window that
-/// are not [`validate_medium`]'s). Where checks are cheap and the windows before found
-/// neither sparse nor mostly-ASCII text (`mostly_ascii`, [`Mode`]), pairs of ASCII blocks
-/// are skipped up to the first that is not, and everything from there is checked
-/// ([`check_after_ascii`]); otherwise by mask ([`check_rest_by_mask`]), after sparse text
-/// from the first pair of blocks that is not ASCII where at least [`HALF_WINDOW`] blocks
-/// are left. By mask after mostly-ASCII windows too: so, 6 KiB pieces of HTML in Latin
-/// scripts and of JSON were 1.00x to 1.11x faster with AVX2, in both corpora, and mixed
-/// text 0.95x to 1.05x; after every window by mask, mixed and dense text were 0.90x to
-/// 0.96x (`docs/design.md`, session 38). (A mask costs an instruction or
-/// two per ASCII block more than the skip: by mask from the start, 2.5 to 4 KiB pieces of
+/// are not [`validate_medium`]'s). Where checks are cheap, the input is not ASCII so far
+/// (`ascii_start`, [`Mode`]) and the last window was not mostly ASCII (`mostly_ascii`),
+/// pairs of ASCII blocks are skipped up to the first that is not, and everything from
+/// there is checked ([`check_after_ascii`]); otherwise by mask ([`check_rest_by_mask`]),
+/// where the input is ASCII so far from the first pair of blocks that is not ASCII if at
+/// least [`HALF_WINDOW`] blocks are left. By mask after mostly-ASCII windows too: so, 6
+/// KiB pieces of HTML in Latin scripts and of JSON were 1.00x to 1.11x faster with AVX2,
+/// in both corpora, and mixed text 0.95x to 1.05x; after every window by mask, mixed and
+/// dense text were 0.90x to 0.96x (`docs/design.md`, session 38). (A mask costs an
+/// instruction or two per ASCII block more than the skip: by mask from the start, 2.5 to 4 KiB pieces of
 /// ASCII text were 13 to 15% slower; skipping before shorter rests made 1.5 KiB pieces of
 /// mixed text 5% slower with 16-byte registers, most likely by the skip's mispredicted
 /// exit.)
@@ -1982,16 +1401,16 @@ unsafe fn check_rest<V: Vector>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
-    sparse: bool,
+    ascii_start: bool,
     mostly_ascii: bool,
 ) -> Result<(), usize> {
     // SAFETY: the caller's guarantee is that of each function called here
     // (`check_after_ascii`, `skip_ascii`, `check_rest_by_mask`); `skip_ascii`
     // returns a position from `pos` to `bytes.len()`, so it holds after the skip too.
     unsafe {
-        if cheap_checks::<V>() && !sparse && !mostly_ascii {
+        if cheap_checks::<V>() && !ascii_start && !mostly_ascii {
             check_after_ascii(k, bytes, pos)
-        } else if sparse && bytes.len() - pos >= HALF_WINDOW * BLOCK {
+        } else if ascii_start && bytes.len() - pos >= HALF_WINDOW * BLOCK {
             check_rest_by_mask(k, bytes, skip_ascii(k, bytes, pos)?)
         } else {
             check_rest_by_mask(k, bytes, pos)
@@ -2189,8 +1608,8 @@ pub(crate) unsafe fn from_utf8_without_windows<V: Vector>(bytes: &[u8]) -> Resul
 /// Validates `bytes` (see [`validate`]) with windows of `W` blocks.
 ///
 /// # Safety
-/// The CPU must support `V`; `W` is even and `4 <= W <= WINDOW` (a window by pairs has
-/// at least two).
+/// The CPU must support `V`; `W` is a multiple of 4 and at most [`WINDOW`] (as
+/// [`mask_checking_pending`] and [`for_each_block`] need).
 #[inline(always)]
 unsafe fn validate_in_windows<V: Vector, const W: usize>(bytes: &[u8]) -> Result<(), usize> {
     let len = bytes.len();
@@ -2231,7 +1650,7 @@ unsafe fn validate_in_windows<V: Vector, const W: usize>(bytes: &[u8]) -> Result
             first_ascii || (cheap_checks::<V>() && is_ascii::<V>(ptr.add(V::BYTES), 2 * BLOCK));
         let mut mode = Mode::first::<V>(starts_ascii);
         let pos = windows::<V, W>(&k, bytes, start, &mut mode)?;
-        check_rest(&k, bytes, pos, mode.sparse(), mode.mostly_ascii)
+        check_rest(&k, bytes, pos, mode.ascii_start, mode.mostly_ascii)
     }
 }
 
@@ -2286,52 +1705,5 @@ mod tests {
             assert_eq!(low.to_le_bytes(), expected[..8], "len {len}");
             assert_eq!(high.to_le_bytes(), expected[8..], "len {len}");
         }
-    }
-
-    /// The mask of a window with a non-ASCII byte at each of `bytes` (offsets in it).
-    fn mask_of(bytes: impl Iterator<Item = usize>) -> BlockMask {
-        bytes
-            .filter(|&byte| byte < WINDOW * BLOCK)
-            .fold(0, |mask, byte| mask | 1 << (byte / BLOCK))
-    }
-
-    #[test]
-    fn spacing_in_finds_a_spacing_in_every_phase() {
-        // An `é` every 100 to 1000 bytes, from every phase of the window: gaps between the
-        // clusters' starts alternate between two values (2 and 3 blocks at 100 B). From
-        // 192 B on, every phase; under it, a cluster of two blocks now and then shortens
-        // a gap to 1, but more than half of the phases (with the first gap as the
-        // reference, 100 and 150 B were under half).
-        for spacing in [100, 150, 160, 192, 200, 300, 500, 700, 1000] {
-            let mut found = 0;
-            for phase in 0..spacing {
-                let bytes = (phase..)
-                    .step_by(spacing)
-                    .flat_map(|b| [b, b + 1])
-                    .take(200);
-                let Some(spacing_found) = spacing_in(mask_of(bytes), 4096) else {
-                    assert!(spacing < 192, "{spacing} B, phase {phase}");
-                    continue;
-                };
-                found += 1;
-                let Spacing { cluster, last, gap } = spacing_found;
-                // (`gap` is from the second-to-last cluster's start to the last's: whole
-                // blocks, at least 2, under the spacing plus 2 blocks.)
-                assert!(gap % BLOCK == 0 && gap >= 2 * BLOCK && gap < spacing + 2 * BLOCK);
-                assert!(cluster >= 4096 && cluster % BLOCK == 0 && last >= cluster);
-            }
-            assert!(2 * found > spacing, "{spacing} B: {found} phases");
-        }
-    }
-
-    #[test]
-    fn spacing_in_rejects_what_is_no_spacing() {
-        // A period of two blocks (a pattern for the windows by branches), three clusters,
-        // and gaps that vary by more than a block.
-        assert!(spacing_in(mask_of((0..WINDOW * BLOCK).step_by(2 * BLOCK)), 0).is_none());
-        assert!(spacing_in(mask_of([0, 300, 600].into_iter()), 0).is_none());
-        assert!(spacing_in(mask_of([0, 300, 900, 1000, 1400].into_iter()), 0).is_none());
-        assert!(spacing_in(0, 0).is_none());
-        assert!(spacing_in(BlockMask::MAX, 0).is_none());
     }
 }

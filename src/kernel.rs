@@ -529,14 +529,11 @@ pub(crate) mod tests {
 
     /// `validate_early` (windows of 8 blocks, `generic::validate_early`) on every triple of
     /// [`CLASSES`] across each boundary of its windows and of the blocks after them (both
-    /// splits), and every byte pair across a window's start, in inputs laid out to take
-    /// each way of the main loop: all ASCII (the skipping loop), one non-ASCII block per
-    /// window (the skipping loop with 32-byte registers, by pairs with 16-byte ones),
-    /// equal gaps (a pattern, and with 32-byte registers first the skipping loop's
-    /// regular spacing), repeated and changing masks (by mask, a pattern), every block
-    /// (dense, every block checked), and text that starts non-ASCII. (Counted with
-    /// temporary counters in the main loop: between them, the layouts take every way with
-    /// both register widths, `Regular` with 32-byte ones only, as it exists only there.)
+    /// splits), and every byte pair across a window's start, in inputs of several layouts
+    /// of non-ASCII blocks: all ASCII, one non-ASCII block per window, equal gaps,
+    /// repeated and changing masks, every block, and text that starts non-ASCII. (Until
+    /// session 39 the main loop had five ways and these layouts took each of them; now
+    /// they take both, by mask and every block checked, and each change between them.)
     /// The answer must be std's (through `scalar::exact`, as
     /// `from_utf8` finds it), and an error is reported at most a window and a block
     /// before it: the point of this entry point.

@@ -393,27 +393,26 @@ fn every_truncation_of_multilingual_text() {
     }
 }
 
-/// How the main loop checks a window, chosen from the windows before it
-/// (`src/generic.rs`): the test sets up the windows before the one under test to force
-/// each way.
+/// The windows before the one under test, set up in layouts that until session 39 each
+/// forced one of the main loop's ways then (`src/generic.rs`). The loop now has two, by
+/// mask (`Mask`, `MaskAhead`) and every block checked (`Full`); after each of the other
+/// layouts the window under test is checked by mask, after windows (or a prefix skip)
+/// of other shapes. Each variant's doc names the way it was set up for.
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum Way {
-    /// From the start of an input that starts with ASCII: pairs of ASCII blocks skipped in
-    /// a loop, each pair that is not all ASCII checked whole, until three such pairs come
-    /// within a window (the last two gaps more than a pair apart, or one pair), or four at
-    /// nearly equal gaps (then `Spacing`), or the input ends (it goes on after the last
-    /// window).
+    /// ASCII from the start of the input, which is skipped two blocks at a time before the
+    /// first window. (Until session 39: pairs of ASCII blocks skipped in a loop through the
+    /// windows, each pair that is not all ASCII checked whole.)
     Ascii,
-    /// After that with 32-byte registers, or after a window with one non-ASCII block: the
-    /// mask of the non-ASCII pairs of blocks, a loop over it.
+    /// After a window with one non-ASCII block. (Until session 39: the mask of the
+    /// non-ASCII pairs of blocks, a loop over it.)
     Sparse,
     /// After a window with no ASCII block: every block checked, no ASCII test.
     Full,
-    /// After a window whose mask repeats an earlier one: a branch per block, the end check
-    /// carried from block to block.
+    /// After a window whose mask repeats an earlier one. (Until session 39: a branch per
+    /// block, the end check carried from block to block.)
     Pattern,
-    /// After a window of mixed blocks, or after the skipping loop stops: the mask of the
-    /// non-ASCII blocks, a loop over it.
+    /// After a window of mixed blocks: the mask of the non-ASCII blocks, a loop over it.
     Mask,
     /// As `Mask`, before another window by mask: the window's blocks are checked while
     /// the next window's mask is taken (`mask_checking_pending`), a block at a time
@@ -421,23 +420,20 @@ enum Way {
     /// the boundary under test and at unequal gaps, keep the window mixed, so that the
     /// next is by mask too, and a whole window follows it.
     MaskAhead,
-    /// After four non-ASCII pairs at nearly equal gaps of more than a pair in the skipping
-    /// loop: one loop with a branch per block (`spaced_run`) through the window and the
-    /// blocks after it, while the non-ASCII blocks keep their spacing, an `é` every four
-    /// blocks here, on from the pairs before; a neighbour or a sequence under test at
-    /// another gap stops it there, and the windows go on by mask from the next block.
+    /// After four non-ASCII pairs at nearly equal gaps of more than a pair, with an `é`
+    /// every four blocks on from them. (Until session 39: one loop with a branch per block,
+    /// `spaced_run`, through the window and the blocks after it, while the non-ASCII blocks
+    /// kept their spacing.)
     Spacing,
-    /// After a window by mask whose non-ASCII blocks come at a spacing (`spacing_in`; an
-    /// `é` every five blocks): the same run, from the window under test on, with an `é`
-    /// every five blocks there too. With every register width (16-byte registers since
-    /// session 37, up to a gap of 12 blocks).
+    /// After a window by mask whose non-ASCII blocks come at a spacing (an `é` every five
+    /// blocks), with an `é` every five blocks in the window under test too. (Until session
+    /// 39: the same run from the window under test on.)
     SpacingAfterMask,
-    /// After three non-ASCII pairs at equal gaps (of ten blocks) in the skipping loop, which
-    /// goes on to a fourth: in each pair that is not all ASCII, only the non-ASCII blocks
-    /// are checked, and an ASCII block gets the end check of the bytes before it.
+    /// After three non-ASCII pairs at equal gaps (of ten blocks). (Until session 39: the
+    /// skipping loop went on to a fourth, checking only the non-ASCII blocks of each pair.)
     Spaced,
-    /// After a window by pairs whose mask repeats with a short period (a non-ASCII pair
-    /// every three pairs): a branch per block, as `Pattern`, from that one window.
+    /// After a window whose mask repeats with a short period (a non-ASCII pair every three
+    /// pairs). (Until session 39: a branch per block, as `Pattern`, from that one window.)
     Periodic,
 }
 
