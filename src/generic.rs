@@ -1080,79 +1080,35 @@ unsafe fn mask_checking_pending<V: Vector, const W: usize>(
     }
 }
 
-/// What a branch per block does with each block of a window ([`for_each_block`]).
-trait BlockStep<V: Vector> {
-    /// Checks the block at `block`, which is bit `bit` of the window's mask.
-    ///
-    /// # Safety
-    /// `block - BYTES .. block + BLOCK` is in bounds; the CPU supports `V`.
-    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, bit: BlockMask);
-}
-
-/// Runs `steps` on every block of the window of `W` blocks at `pos`, four blocks per
-/// iteration written out (the compiler keeps a loop of this size rolled), so that the
-/// loop's own counting is shared by four blocks. (A trait rather than a closure: a
-/// closure would not inherit the kernel's target features.)
+/// Checks every block of the window of `W` blocks at `pos`, without an ASCII test: dense
+/// text, where ASCII blocks are too few to pay for testing every block (see
+/// [`Way::Full`]). The checks alone cover every rule, an ASCII block's included. Four
+/// blocks per iteration written out (the compiler keeps a loop of this size rolled), so
+/// that the loop's own counting is shared by four blocks. Returns the window's error bits.
 ///
 /// # Safety
-/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
-#[inline(always)]
-unsafe fn for_each_block<V: Vector, S: BlockStep<V>, const W: usize>(
-    k: &Constants<V>,
-    bytes: &[u8],
-    pos: usize,
-    steps: &mut S,
-) {
-    debug_assert!(W % 4 == 0 && W <= BlockMask::BITS as usize);
-    for group in (0..W).step_by(4) {
-        let (block, bit): (usize, BlockMask) = (pos + group * BLOCK, 1 << group);
-        // SAFETY: the blocks lie within the window (caller's guarantee).
-        unsafe {
-            steps.step(k, bytes, block, bit);
-            steps.step(k, bytes, block + BLOCK, bit << 1);
-            steps.step(k, bytes, block + 2 * BLOCK, bit << 2);
-            steps.step(k, bytes, block + 3 * BLOCK, bit << 3);
-        }
-    }
-}
-
-/// Every block checked, without an ASCII test: dense text, where ASCII blocks are too few
-/// to pay for testing every block (see [`Way::Full`]). The checks alone cover every rule,
-/// an ASCII block's included.
-struct Full<V> {
-    errors: V,
-}
-
-impl<V: Vector> BlockStep<V> for Full<V> {
-    #[inline(always)]
-    unsafe fn step(&mut self, k: &Constants<V>, bytes: &[u8], block: usize, _bit: BlockMask) {
-        // SAFETY: `block - BYTES .. block + BLOCK` is in bounds (the caller's guarantee);
-        // the CPU supports `V`.
-        unsafe {
-            self.errors = self.errors.or(check_block(k, bytes.as_ptr().add(block)));
-        }
-    }
-}
-
-/// Checks every block of the window of `W` blocks at `pos` ([`Full`]). Returns the
-/// window's error bits.
-///
-/// # Safety
-/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; the CPU must support `V`.
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `W` is a multiple of 4; the CPU
+/// must support `V`.
 #[inline(always)]
 unsafe fn check_every_block<V: Vector, const W: usize>(
     k: &Constants<V>,
     bytes: &[u8],
     pos: usize,
 ) -> V {
+    debug_assert!(W % 4 == 0);
     // SAFETY: each block and the register before it lie within the window and the
     // register before it (caller's guarantee); the CPU supports `V`.
     unsafe {
-        let mut steps = Full {
-            errors: V::splat(0),
-        };
-        for_each_block::<V, _, W>(k, bytes, pos, &mut steps);
-        steps.errors
+        let mut errors = V::splat(0);
+        for group in (0..W).step_by(4) {
+            let block = bytes.as_ptr().add(pos + group * BLOCK);
+            errors = errors
+                .or(check_block(k, block))
+                .or(check_block(k, block.add(BLOCK)))
+                .or(check_block(k, block.add(2 * BLOCK)))
+                .or(check_block(k, block.add(3 * BLOCK)));
+        }
+        errors
     }
 }
 
@@ -1609,7 +1565,7 @@ pub(crate) unsafe fn from_utf8_without_windows<V: Vector>(bytes: &[u8]) -> Resul
 ///
 /// # Safety
 /// The CPU must support `V`; `W` is a multiple of 4 and at most [`WINDOW`] (as
-/// [`mask_checking_pending`] and [`for_each_block`] need).
+/// [`mask_checking_pending`] and [`check_every_block`] need).
 #[inline(always)]
 unsafe fn validate_in_windows<V: Vector, const W: usize>(bytes: &[u8]) -> Result<(), usize> {
     let len = bytes.len();
