@@ -1004,6 +1004,22 @@ unsafe fn check_unit_ending<V: Vector, const G: usize>(
     }
 }
 
+/// Blocks of [`mask_checking_pending`]'s mask pass per check of the window before it.
+///
+/// A block's check is about twice as many instructions as four blocks' ASCII tests, so
+/// a stretch of the pass with a check every four blocks is bound by the front end, and its
+/// loads are issued late; the checks are taken from the window's first pending block on,
+/// so with one per four blocks a window with a few non-ASCII blocks had them all in the
+/// first few steps and none in the rest. One per eight blocks spreads them over twice as
+/// much of the pass. On Zen 4, four builds, against one per four: regular spacings of 384
+/// B to 4 KiB at 64 KiB 0.99x to 1.10x (most 1.02x to 1.07x), jittered ones of 512 B to
+/// 2 KiB 1.03x to 1.08x, pieces of 6 KiB 1.00x, real files 1.00x (AVX-512) and 0.99x
+/// (AVX2, SSE4.1); regular spacings of 192 and 256 B, with 16 to 21 non-ASCII blocks
+/// per window, half of whose checks now come after the pass, 0.94x to 0.98x, and word
+/// lists down to 0.92x. Choosing the spacing per window by the number of pending blocks
+/// cost real text 1% to 2% in mispredicted choices (`docs/design.md`, session 40).
+const BLOCKS_PER_PENDING_CHECK: usize = 8;
+
 /// A window by mask of blocks whose checks wait for the next window's mask pass
 /// ([`mask_checking_pending`]): where it starts and its mask.
 #[derive(Copy, Clone)]
@@ -1020,15 +1036,16 @@ struct Pending {
 /// ASCII tests: their addresses come from its mask, and the loop over its set bits ends
 /// at a mispredicted exit that resolves only when the mask is complete. So the window's
 /// memory pass and its checks run one after the other. Here the checks come from the
-/// last window's mask, known before the first load: a check every four blocks of the
-/// mask pass (the rest after it), on addresses that wait for nothing, so that the checks
-/// run while the mask pass waits for memory. (Measured on Zen 4, `docs/design.md`:
-/// regular spacings that are not a multiple of a block 1.06x to 1.19x faster with AVX2,
-/// real files 1.06x to 1.09x with each kernel.)
+/// last window's mask, known before the first load: a check every
+/// [`BLOCKS_PER_PENDING_CHECK`] blocks of the mask pass (the rest after it), on addresses
+/// that wait for nothing, so that the checks run while the mask pass waits for memory.
+/// (Measured on Zen 4, `docs/design.md`: regular spacings that are not a multiple of a
+/// block 1.06x to 1.19x faster with AVX2, real files 1.06x to 1.09x with each kernel.)
 ///
 /// # Safety
 /// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `pending` is the window just
-/// before; `W` is a multiple of 4 and at most [`WINDOW`]; the CPU must support `V`.
+/// before; `W` is a multiple of [`BLOCKS_PER_PENDING_CHECK`] and at most [`WINDOW`]; the
+/// CPU must support `V`.
 #[inline(always)]
 unsafe fn mask_checking_pending<V: Vector, const W: usize>(
     k: &Constants<V>,
@@ -1036,7 +1053,7 @@ unsafe fn mask_checking_pending<V: Vector, const W: usize>(
     pos: usize,
     pending: Pending,
 ) -> (BlockMask, V) {
-    debug_assert!(W % 4 == 0 && W <= WINDOW);
+    debug_assert!(W % BLOCKS_PER_PENDING_CHECK == 0 && W <= WINDOW);
     let Pending {
         pos: before,
         non_ascii: listed,
@@ -1051,8 +1068,13 @@ unsafe fn mask_checking_pending<V: Vector, const W: usize>(
         let ends_before_ascii = !(listed >> 1) & (full_mask(W) >> 1);
         let mut todo = listed;
         let mut reversed: BlockMask = 0;
-        for quad in (0..W).step_by(4) {
-            reversed = push_non_ascii_units::<V, 1>(reversed, bytes, pos + quad * BLOCK, 4);
+        for step in (0..W).step_by(BLOCKS_PER_PENDING_CHECK) {
+            reversed = push_non_ascii_units::<V, 1>(
+                reversed,
+                bytes,
+                pos + step * BLOCK,
+                BLOCKS_PER_PENDING_CHECK,
+            );
             if todo != 0 {
                 let i = todo.trailing_zeros() as usize;
                 todo &= todo - 1;
