@@ -1014,9 +1014,9 @@ unsafe fn check_unit_ending<V: Vector, const G: usize>(
 /// much of the pass. On Zen 4, four builds, against one per four: regular spacings of 384
 /// B to 4 KiB at 64 KiB 0.99x to 1.10x (most 1.02x to 1.07x), jittered ones of 512 B to
 /// 2 KiB 1.03x to 1.08x, pieces of 6 KiB 1.00x, real files 1.00x (AVX-512) and 0.99x
-/// (AVX2, SSE4.1); regular spacings of 192 and 256 B, with 16 to 21 non-ASCII blocks
-/// per window, half of whose checks now come after the pass, 0.94x to 0.98x, and word
-/// lists down to 0.92x. Choosing the spacing per window by the number of pending blocks
+/// (AVX2, SSE4.1); regular spacings of 128 to 256 B, with 16 to 32 non-ASCII blocks
+/// per window, more of whose checks now come after the pass, 0.94x to 1.03x (AVX2 0.94x
+/// to 0.97x), and word lists down to 0.92x. Choosing the spacing per window by the number of pending blocks
 /// cost real text 1% to 2% in mispredicted choices (`docs/design.md`, session 40).
 const BLOCKS_PER_PENDING_CHECK: usize = 8;
 
