@@ -1016,8 +1016,9 @@ unsafe fn check_unit_ending<V: Vector, const G: usize>(
 /// 2 KiB 1.03x to 1.08x, pieces of 6 KiB 1.00x, real files 1.00x (AVX-512) and 0.99x
 /// (AVX2, SSE4.1); regular spacings of 128 to 256 B, with 16 to 32 non-ASCII blocks
 /// per window, more of whose checks now come after the pass, 0.94x to 1.03x (AVX2 0.94x
-/// to 0.97x), and word lists down to 0.92x. Choosing the spacing per window by the number of pending blocks
-/// cost real text 1% to 2% in mispredicted choices (`docs/design.md`, session 40).
+/// to 0.97x), and word lists down to 0.92x. Choosing the spacing per window by the
+/// number of pending blocks cost real text 1% to 2% in mispredicted choices
+/// (`docs/design.md`, session 40).
 const BLOCKS_PER_PENDING_CHECK: usize = 8;
 
 /// A window by mask of blocks whose checks wait for the next window's mask pass
