@@ -375,6 +375,37 @@ fn an_error_at_every_position_of_long_text() {
     });
 }
 
+/// Windows by mask with more non-ASCII blocks than the next window's mask pass has
+/// checks for (`BLOCKS_PER_PENDING_CHECK` in `src/generic.rs`): an `é` every 96 to 200
+/// bytes, so that every window is by mask (not dense) and is followed by another, and
+/// most of its checks come after that window's mask pass. An error at each insert of the
+/// middle windows, in each of three forms, for every kernel.
+#[test]
+fn an_error_at_each_insert_of_crowded_windows_by_mask() {
+    let kernels = kernels();
+    for spacing in [96, 128, 200] {
+        let mut text = Vec::new();
+        while text.len() < 4 * 4096 {
+            text.extend(std::iter::repeat(b'a').take(spacing - 2));
+            text.extend_from_slice("é".as_bytes());
+        }
+        check_against_std(&text);
+        let inserts: Vec<usize> = (4096..3 * 4096).filter(|&i| text[i] == 0xC3).collect();
+        par_for(inserts.len(), |j| {
+            let mut text = text.clone();
+            let at = inserts[j];
+            for (offset, bad) in [(0, 0x80), (1, b'x'), (1, 0xC3)] {
+                let original = text[at + offset];
+                text[at + offset] = bad;
+                let expected = expected(&text);
+                check_dispatched(&text, &expected);
+                check_kernels(&text, &expected, &kernels);
+                text[at + offset] = original;
+            }
+        });
+    }
+}
+
 #[test]
 fn every_truncation_of_multilingual_text() {
     for seed in 0..4 {
