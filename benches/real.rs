@@ -1,7 +1,7 @@
 //! utf8check against std and simdutf8 on real text: the files of the corpus that
 //! `benches/corpus/real.sh` builds from Debian packages (HTML, man pages, fortunes, word
-//! lists in eight languages), and the lines, words, JSON-string-like fields and 64-byte
-//! slices cut from them, one call each.
+//! lists in eight languages), and the lines (all, and by length), words, JSON-string-like
+//! fields and 64-byte slices cut from them, one call each.
 //!
 //! ```sh
 //! benches/corpus/real.sh                 # once: installs the packages, writes target/corpus/real
@@ -175,15 +175,26 @@ fn bench_pieces(files: &[File]) {
         })
         .collect();
     type Split = Box<dyn Fn(&[u8]) -> Vec<std::ops::Range<usize>>>;
-    let long_lines = |bytes: &[u8]| -> Vec<std::ops::Range<usize>> {
-        real::lines(bytes)
-            .into_iter()
-            .filter(|r| r.len() >= 100)
-            .collect()
+    // Lines whose length is in `lo..hi`: the longer lines by length, where the short
+    // paths change (up to four blocks in straight lines, then pairs of blocks skipped, from
+    // 2080 bytes the windows, with AVX2) and where the lines of prose and markup in other
+    // text (about 200 bytes in Wikipedia) fall.
+    let band = |lo: usize, hi: usize| -> Split {
+        Box::new(move |bytes: &[u8]| {
+            real::lines(bytes)
+                .into_iter()
+                .filter(|r| (lo..hi).contains(&r.len()))
+                .collect()
+        })
     };
-    let inputs: [(&str, &[File], Split); 6] = [
+    let inputs: [(&str, &[File], Split); 11] = [
         ("lines", files, Box::new(real::lines)),
-        ("lines of 100 B or more", files, Box::new(long_lines)),
+        ("lines of 100 B or more", files, band(100, usize::MAX)),
+        ("lines of 100 to 199 B", files, band(100, 200)),
+        ("lines of 200 to 399 B", files, band(200, 400)),
+        ("lines of 400 to 799 B", files, band(400, 800)),
+        ("lines of 800 to 2079 B", files, band(800, 2080)),
+        ("lines of 2080 B or more", files, band(2080, usize::MAX)),
         ("words", files, Box::new(real::words)),
         ("fields", files, Box::new(real::fields)),
         ("64 B, every file", files, Box::new(real::slices_of(64))),
