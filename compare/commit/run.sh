@@ -15,6 +15,8 @@
 #   ROUNDS  interleaved rounds per input (default 31)
 #   PIECES  n: files in slices of exactly n bytes at character boundaries, one call each
 #           (as the real-text benchmark's 64-byte slices), instead of whole
+#   LINES   lo-hi: the files' lines of lo to hi-1 bytes, one call each (as the real-text
+#           benchmark's lines by length, e.g. LINES=400-800), instead of whole
 #   SWAP    1 (default): a second build with the two versions' places in the binary
 #           exchanged; 0: one build
 #   SHIFTS  code shifts in bytes, one build each (default "0"; "0 32" for two)

@@ -83,9 +83,8 @@ struct Input {
 impl Input {
     /// `density:INSERT:SPACING:SIZE[:jittered]`, the density sweep's text
     /// (`benches/density.rs`: its four slices of `SIZE` bytes at odd offsets), or a file,
-    /// whole or, with `PIECES=n`, in the real-text benchmark's slices of exactly `n`
-    /// bytes at character boundaries.
-    fn new(arg: &str, piece_len: Option<usize>) -> Input {
+    /// whole or in pieces ([`Split`]).
+    fn new(arg: &str, split: &Split) -> Input {
         if let Some(spec) = arg.strip_prefix("density:") {
             let fields: Vec<&str> = spec.split(':').collect();
             let number = |i: usize| -> usize {
@@ -105,14 +104,59 @@ impl Input {
             };
         }
         let bytes = std::fs::read(arg).unwrap_or_else(|e| panic!("{arg}: {e}"));
-        let pieces = match piece_len {
-            Some(len) => real::slices_of(len)(&bytes),
-            None => std::iter::once(0..bytes.len()).collect(),
+        let pieces = match *split {
+            Split::Slices(len) => real::slices_of(len)(&bytes),
+            Split::Lines(ref lengths) => real::lines(&bytes)
+                .into_iter()
+                .filter(|line| lengths.contains(&line.len()))
+                .collect(),
+            Split::Whole => std::iter::once(0..bytes.len()).collect(),
         };
         Input {
             name: arg.rsplit('/').next().unwrap_or(arg).to_string(),
             bytes,
             pieces,
+        }
+    }
+}
+
+/// How a file is validated: whole, or in pieces, one call each.
+enum Split {
+    Whole,
+    /// `PIECES=n`: the real-text benchmark's slices of exactly `n` bytes at character
+    /// boundaries.
+    Slices(usize),
+    /// `LINES=lo-hi`: the lines (without their `\n`) of `lo` to `hi - 1` bytes, as the
+    /// real-text benchmark's lines by length.
+    Lines(Range<usize>),
+}
+
+impl Split {
+    fn from_env() -> Split {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        if let Some(n) = var("PIECES") {
+            let n = n
+                .parse()
+                .unwrap_or_else(|_| panic!("PIECES={n}: not a length"));
+            return Split::Slices(n);
+        }
+        if let Some(band) = var("LINES") {
+            let bounds = band
+                .split_once('-')
+                .and_then(|(lo, hi)| Some(lo.parse().ok()?..hi.parse().ok()?))
+                .filter(|lengths: &Range<usize>| lengths.start < lengths.end);
+            return Split::Lines(bounds.unwrap_or_else(|| panic!("LINES={band}: not lo-hi")));
+        }
+        Split::Whole
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Split::Whole => String::from("whole files"),
+            Split::Slices(n) => format!("files in {n}-byte pieces, one call each"),
+            Split::Lines(b) => {
+                format!("lines of {} to {} bytes, one call each", b.start, b.end - 1)
+            }
         }
     }
 }
@@ -180,7 +224,7 @@ fn main() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(31);
-    let piece_len: Option<usize> = std::env::var("PIECES").ok().and_then(|n| n.parse().ok());
+    let split = Split::from_env();
     // Where `run.sh` collects every build's ratios, one line per input and group.
     let mut ratios_out = std::env::var("COMPARE_RATIOS").ok().map(|path| {
         std::fs::OpenOptions::new()
@@ -199,10 +243,7 @@ fn main() {
             group[0].name, group[1].name, group[2].name, group[2].name
         );
     }
-    let what = match piece_len {
-        Some(n) => format!("files in {n}-byte pieces, one call each"),
-        None => String::from("whole files"),
-    };
+    let what = split.describe();
     let slots = if SWAPPED {
         "the new version in the second copy"
     } else {
@@ -214,13 +255,18 @@ fn main() {
     );
     println!("|---|{}", "---:|".repeat(5 * groups.len()));
     let mut log_sums = vec![[0.0f64; 2]; groups.len()];
+    let mut rows = 0;
     for arg in &args {
         let Input {
             name,
             bytes,
             pieces,
-        } = Input::new(arg, piece_len);
+        } = Input::new(arg, &split);
         let piece_bytes: usize = pieces.iter().map(|r| r.len()).sum();
+        if piece_bytes == 0 {
+            // (A file without such lines: no row, and no NaN in the means.)
+            continue;
+        }
         let mut times = vec![Vec::with_capacity(rounds); all.len()];
         for round in 0..rounds {
             for turn in 0..all.len() {
@@ -257,8 +303,9 @@ fn main() {
             }
         }
         println!("{row}");
+        rows += 1;
     }
-    let n = args.len() as f64;
+    let n = rows as f64;
     for (group, sums) in groups.iter().zip(&log_sums) {
         println!(
             "\n{}: geometric mean new / base {:.3}x, new / {} {:.3}x",
