@@ -107,6 +107,8 @@ rows = {}
 for line in open(sys.argv[1]):
     name, group, new_base, new_peer = line.rstrip("\n").split("\t")
     rows.setdefault((name, group), []).append((float(new_base), float(new_peer)))
+if not rows:
+    sys.exit("No input had such pieces in any build.")
 def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values))
 builds = max(len(r) for r in rows.values())

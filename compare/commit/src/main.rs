@@ -134,6 +134,9 @@ enum Split {
 impl Split {
     fn from_env() -> Split {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        if var("PIECES").is_some() && var("LINES").is_some() {
+            panic!("PIECES and LINES: set one of them");
+        }
         if let Some(n) = var("PIECES") {
             let n = n
                 .parse()
@@ -304,6 +307,10 @@ fn main() {
         }
         println!("{row}");
         rows += 1;
+    }
+    if rows == 0 {
+        println!("\nNo input has such pieces.");
+        return;
     }
     let n = rows as f64;
     for (group, sums) in groups.iter().zip(&log_sums) {
