@@ -180,14 +180,7 @@ fn bench_pieces(files: &[File]) {
     // blocks skipped, from 2080 bytes the windows) and where the lines of prose and
     // markup in other text (about 200 bytes in Wikipedia) fall. A corpus without such
     // lines gets no row.
-    let band = |lo: usize, hi: usize| -> Split {
-        Box::new(move |bytes: &[u8]| {
-            real::lines(bytes)
-                .into_iter()
-                .filter(|r| (lo..hi).contains(&r.len()))
-                .collect()
-        })
-    };
+    let band = |lo: usize, hi: usize| -> Split { Box::new(real::lines_of_lengths(lo..hi)) };
     let inputs: [(&str, &[File], Split); 11] = [
         ("lines", files, Box::new(real::lines)),
         ("lines of 100 B or more", files, band(100, usize::MAX)),

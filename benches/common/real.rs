@@ -197,6 +197,17 @@ pub fn fields(bytes: &[u8]) -> Vec<Range<usize>> {
     ranges
 }
 
+/// The lines ([`lines`]) whose length is in `lengths`: the lines by length of the
+/// real-text benchmark and of `compare/commit` (`LINES=lo-hi`).
+pub fn lines_of_lengths(lengths: Range<usize>) -> impl Fn(&[u8]) -> Vec<Range<usize>> {
+    move |bytes: &[u8]| {
+        lines(bytes)
+            .into_iter()
+            .filter(|line| lengths.contains(&line.len()))
+            .collect()
+    }
+}
+
 /// Slices of exactly `len` bytes that start and end at character boundaries, about one
 /// every `len + 3` bytes (so they start at every offset within a cache line).
 pub fn slices_of(len: usize) -> impl Fn(&[u8]) -> Vec<Range<usize>> {

@@ -106,10 +106,7 @@ impl Input {
         let bytes = std::fs::read(arg).unwrap_or_else(|e| panic!("{arg}: {e}"));
         let pieces = match *split {
             Split::Slices(len) => real::slices_of(len)(&bytes),
-            Split::Lines(ref lengths) => real::lines(&bytes)
-                .into_iter()
-                .filter(|line| lengths.contains(&line.len()))
-                .collect(),
+            Split::Lines(ref lengths) => real::lines_of_lengths(lengths.clone())(&bytes),
             Split::Whole => std::iter::once(0..bytes.len()).collect(),
         };
         Input {
@@ -134,23 +131,21 @@ enum Split {
 impl Split {
     fn from_env() -> Split {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        if var("PIECES").is_some() && var("LINES").is_some() {
-            panic!("PIECES and LINES: set one of them");
+        match (var("PIECES"), var("LINES")) {
+            (Some(_), Some(_)) => panic!("PIECES and LINES: set one of them"),
+            (Some(n), None) => Split::Slices(
+                n.parse()
+                    .unwrap_or_else(|_| panic!("PIECES={n}: not a length")),
+            ),
+            (None, Some(band)) => {
+                let bounds = band
+                    .split_once('-')
+                    .and_then(|(lo, hi)| Some(lo.parse().ok()?..hi.parse().ok()?))
+                    .filter(|lengths: &Range<usize>| lengths.start < lengths.end);
+                Split::Lines(bounds.unwrap_or_else(|| panic!("LINES={band}: not lo-hi")))
+            }
+            (None, None) => Split::Whole,
         }
-        if let Some(n) = var("PIECES") {
-            let n = n
-                .parse()
-                .unwrap_or_else(|_| panic!("PIECES={n}: not a length"));
-            return Split::Slices(n);
-        }
-        if let Some(band) = var("LINES") {
-            let bounds = band
-                .split_once('-')
-                .and_then(|(lo, hi)| Some(lo.parse().ok()?..hi.parse().ok()?))
-                .filter(|lengths: &Range<usize>| lengths.start < lengths.end);
-            return Split::Lines(bounds.unwrap_or_else(|| panic!("LINES={band}: not lo-hi")));
-        }
-        Split::Whole
     }
 
     fn describe(&self) -> String {
@@ -267,7 +262,8 @@ fn main() {
         } = Input::new(arg, &split);
         let piece_bytes: usize = pieces.iter().map(|r| r.len()).sum();
         if piece_bytes == 0 {
-            // (A file without such lines: no row, and no NaN in the means.)
+            // (A file without such pieces, lines of those lengths or a slice: no row,
+            // and no NaN in the means.)
             continue;
         }
         let mut times = vec![Vec::with_capacity(rounds); all.len()];
