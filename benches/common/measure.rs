@@ -157,30 +157,11 @@ macro_rules! interleaved {
 /// scrub always ran.
 #[inline(never)]
 pub fn scrub() {
-    let kind = scrub_kind();
-    if kind == Scrub::None {
-        return;
-    }
-    if kind == Scrub::Cache {
-        let other = evict_buffer();
-        let sum = (0..other.len())
-            .step_by(64)
-            .map(|i| u64::from(other[i]))
-            .sum::<u64>();
-        std::hint::black_box(sum);
-        return;
-    }
-    let (text, ranges) = scrub_text();
-    let ranges = match kind {
-        Scrub::Predictor => {
-            let small = ranges[1..].iter().take_while(|r| r.end <= 16 << 10).count();
-            &ranges[1..1 + small]
-        }
-        _ => &ranges[..],
-    };
+    evict_if_asked();
+    let text = &scrub_text().0;
     let sse = has_sse42() && utf8check::Kernel::Sse41.is_supported();
     let avx2 = avx2_column();
-    for range in ranges {
+    for range in scrub_ranges() {
         let v = std::hint::black_box(&text[range.clone()]);
         std::hint::black_box((
             std::str::from_utf8(v).is_ok(),
@@ -199,6 +180,34 @@ pub fn scrub() {
                 utf8check::Kernel::Avx2.from_utf8(v).is_ok(),
             ));
         }
+    }
+}
+
+/// With `UTF8CHECK_SCRUB=cache`, reads 4 MiB of other memory, so that the input leaves L1
+/// and L2; otherwise nothing.
+pub fn evict_if_asked() {
+    if scrub_kind() == Scrub::Cache {
+        let other = evict_buffer();
+        let sum = (0..other.len())
+            .step_by(64)
+            .map(|i| u64::from(other[i]))
+            .sum::<u64>();
+        std::hint::black_box(sum);
+    }
+}
+
+/// The pieces of [`scrub_text`] that a scrub validates with every implementation: all of
+/// them (`UTF8CHECK_SCRUB=full`, the default), those in its first 16 KiB but the whole
+/// (`predictor`), none (`none`, `cache`).
+pub fn scrub_ranges() -> &'static [Range<usize>] {
+    let ranges = &scrub_text().1[..];
+    match scrub_kind() {
+        Scrub::Full => ranges,
+        Scrub::Predictor => {
+            let small = ranges[1..].iter().take_while(|r| r.end <= 16 << 10).count();
+            &ranges[1..1 + small]
+        }
+        Scrub::None | Scrub::Cache => &[],
     }
 }
 

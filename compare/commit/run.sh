@@ -17,6 +17,12 @@
 #           (as the real-text benchmark's 64-byte slices), instead of whole
 #   LINES   lo-hi: the files' lines of lo to hi-1 bytes, one call each (as the real-text
 #           benchmark's lines by length, e.g. LINES=400-800), instead of whole
+#   JOIN    1: every input's pieces as one input, one row (as the real-text benchmark's
+#           rows, whose pieces from all files together outgrow L2; one file's pieces
+#           may not)
+#   UTF8CHECK_SCRUB  what runs before each timed pass, as for the benchmarks
+#           (benches/common/measure.rs): full (default), predictor (the input stays in
+#           L2), cache (the input leaves L2), none
 #   SWAP    1 (default): a second build with the two versions' places in the binary
 #           exchanged; 0: one build
 #   SHIFTS  code shifts in bytes, one build each (default "0"; "0 32" for two)

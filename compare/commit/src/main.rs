@@ -43,10 +43,13 @@ macro_rules! contender {
 /// Runs every contender over the benchmarks' scrub text before each timed pass, as
 /// `measure::scrub` does for the benchmarks: a pass repeated over the same bytes would
 /// find the branch predictor trained on them (up to 1.6x faster on Zen 3), most of all
-/// for the loops with a branch per block, and the input in L2.
+/// for the loops with a branch per block, and the input in L2. `UTF8CHECK_SCRUB` chooses
+/// the scrub as for the benchmarks: `predictor` leaves the input in L2 (the speed of
+/// inputs just written or read), `none` does nothing, `cache` only evicts the input.
 fn scrub(all: &[&Contender]) {
-    let (text, ranges) = measure::scrub_text();
-    for range in ranges {
+    measure::evict_if_asked();
+    let text = &measure::scrub_text().0;
+    for range in measure::scrub_ranges() {
         for contender in all {
             black_box((contender.validate)(black_box(&text[range.clone()])));
         }
@@ -114,6 +117,27 @@ impl Input {
             bytes,
             pieces,
         }
+    }
+}
+
+impl Input {
+    /// `JOIN=1`: every input's pieces as one input, in one buffer, as the real-text
+    /// benchmark takes its pieces from all files together (`real::pieces`). A pass then
+    /// reads more than L2 holds, where one file's pieces may stay in it.
+    fn joined(args: &[String], split: &Split) -> Input {
+        let mut all = Input {
+            name: format!("{} inputs joined", args.len()),
+            bytes: Vec::new(),
+            pieces: Vec::new(),
+        };
+        for arg in args {
+            let input = Input::new(arg, split);
+            let base = all.bytes.len();
+            all.bytes.extend_from_slice(&input.bytes);
+            all.pieces
+                .extend(input.pieces.iter().map(|r| base + r.start..base + r.end));
+        }
+        all
     }
 }
 
@@ -254,12 +278,17 @@ fn main() {
     println!("|---|{}", "---:|".repeat(5 * groups.len()));
     let mut log_sums = vec![[0.0f64; 2]; groups.len()];
     let mut rows = 0;
-    for arg in &args {
-        let Input {
-            name,
-            bytes,
-            pieces,
-        } = Input::new(arg, &split);
+    let inputs: Vec<Input> = if std::env::var_os("JOIN").is_some_and(|v| v == "1") {
+        vec![Input::joined(&args, &split)]
+    } else {
+        args.iter().map(|arg| Input::new(arg, &split)).collect()
+    };
+    for Input {
+        name,
+        bytes,
+        pieces,
+    } in inputs
+    {
         let piece_bytes: usize = pieces.iter().map(|r| r.len()).sum();
         if piece_bytes == 0 {
             // (A file without such pieces, lines of those lengths or a slice: no row,
