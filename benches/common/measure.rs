@@ -60,6 +60,24 @@ pub fn time_slices(
     start.elapsed().as_secs_f64() * 1e9 / ranges.len() as f64
 }
 
+/// Reads one byte of each cache line of `v` and returns `true`: about the time the bytes
+/// of a piece take to arrive, with no work on them (the `memory` column of the real-text
+/// benchmark's pieces). The loads do not depend on each other, so as many are in flight
+/// as the core allows. Where a row's validators take little more, the row measures the
+/// memory, not them: on a host whose memory was slow (session 43) their ratios fell
+/// towards 1.0x. (Not for whole files: over megabytes, streams of vector loads outran
+/// these byte loads.)
+pub fn touch_lines(v: &[u8]) -> bool {
+    let mut any = v.last().copied().unwrap_or(0);
+    let mut i = 0;
+    while i < v.len() {
+        any |= v[i];
+        i += 64;
+    }
+    black_box(any);
+    true
+}
+
 /// The median of `samples`.
 pub fn median(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
