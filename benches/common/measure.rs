@@ -215,8 +215,8 @@ pub fn evict_if_asked() {
 }
 
 /// The pieces of [`scrub_text`] that a scrub validates with every implementation: all of
-/// them (`UTF8CHECK_SCRUB=full`, the default), those in its first 16 KiB but the whole
-/// (`predictor`), none (`none`, `cache`).
+/// them (`UTF8CHECK_SCRUB=full`, the default), the short pieces within its first 16 KiB
+/// and not the whole text (`predictor`), none (`none`, `cache`).
 pub fn scrub_ranges() -> &'static [Range<usize>] {
     let ranges = &scrub_text().1[..];
     match scrub_kind() {

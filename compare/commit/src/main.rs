@@ -118,9 +118,7 @@ impl Input {
             pieces,
         }
     }
-}
 
-impl Input {
     /// `JOIN=1`: every input's pieces as one input, in one buffer, as the real-text
     /// benchmark takes its pieces from all files together (`real::pieces`). A pass then
     /// reads more than L2 holds, where one file's pieces may stay in it.
@@ -138,6 +136,16 @@ impl Input {
                 .extend(input.pieces.iter().map(|r| base + r.start..base + r.end));
         }
         all
+    }
+}
+
+/// `JOIN`: `1` joins every input's pieces into one input ([`Input::joined`]); unset,
+/// empty or `0` does not.
+fn joins() -> bool {
+    match std::env::var("JOIN").as_deref() {
+        Err(_) | Ok("") | Ok("0") => false,
+        Ok("1") => true,
+        Ok(other) => panic!("JOIN={other}: 1 or 0"),
     }
 }
 
@@ -278,10 +286,11 @@ fn main() {
     println!("|---|{}", "---:|".repeat(5 * groups.len()));
     let mut log_sums = vec![[0.0f64; 2]; groups.len()];
     let mut rows = 0;
-    let inputs: Vec<Input> = if std::env::var_os("JOIN").is_some_and(|v| v == "1") {
-        vec![Input::joined(&args, &split)]
+    // One input at a time, each read when its turn comes, or all joined in one.
+    let inputs: Box<dyn Iterator<Item = Input>> = if joins() {
+        Box::new(std::iter::once(Input::joined(&args, &split)))
     } else {
-        args.iter().map(|arg| Input::new(arg, &split)).collect()
+        Box::new(args.iter().map(|arg| Input::new(arg, &split)))
     };
     for Input {
         name,
