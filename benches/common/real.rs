@@ -112,16 +112,24 @@ pub fn pieces(
     files: &[File],
     split: impl Fn(&[u8]) -> Vec<Range<usize>>,
 ) -> (Vec<u8>, Vec<Range<usize>>) {
+    joined(
+        files
+            .iter()
+            .map(|file| (&file.bytes[..], split(&file.bytes))),
+    )
+}
+
+/// Texts one after the other in one buffer, each with its pieces (offsets into the text),
+/// and the pieces' ranges in the buffer: [`pieces`], and `compare/commit`'s `JOIN=1`.
+pub fn joined<'a>(
+    texts: impl IntoIterator<Item = (&'a [u8], Vec<Range<usize>>)>,
+) -> (Vec<u8>, Vec<Range<usize>>) {
     let mut buffer = Vec::new();
     let mut ranges = Vec::new();
-    for file in files {
+    for (bytes, pieces) in texts {
         let base = buffer.len();
-        buffer.extend_from_slice(&file.bytes);
-        ranges.extend(
-            split(&file.bytes)
-                .into_iter()
-                .map(|r| base + r.start..base + r.end),
-        );
+        buffer.extend_from_slice(bytes);
+        ranges.extend(pieces.into_iter().map(|r| base + r.start..base + r.end));
     }
     (buffer, ranges)
 }

@@ -123,19 +123,17 @@ impl Input {
     /// benchmark takes its pieces from all files together (`real::pieces`). A pass then
     /// reads more than L2 holds, where one file's pieces may stay in it.
     fn joined(args: &[String], split: &Split) -> Input {
-        let mut all = Input {
+        let inputs: Vec<Input> = args.iter().map(|arg| Input::new(arg, split)).collect();
+        let (bytes, pieces) = real::joined(
+            inputs
+                .iter()
+                .map(|input| (&input.bytes[..], input.pieces.clone())),
+        );
+        Input {
             name: format!("{} inputs joined", args.len()),
-            bytes: Vec::new(),
-            pieces: Vec::new(),
-        };
-        for arg in args {
-            let input = Input::new(arg, split);
-            let base = all.bytes.len();
-            all.bytes.extend_from_slice(&input.bytes);
-            all.pieces
-                .extend(input.pieces.iter().map(|r| base + r.start..base + r.end));
+            bytes,
+            pieces,
         }
-        all
     }
 }
 
