@@ -1137,7 +1137,7 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 
 /// How the main loop checks its next window, chosen from the shape of the last one.
 ///
-/// Two ways, since session 39. Until then text that was not dense also had a skipping
+/// Two ways from session 39 to 43, three since. Until then text that was not dense also had a skipping
 /// loop over pairs of ASCII blocks, windows by pairs, windows by branches for masks that
 /// repeated, and runs by branches for clusters at equal gaps; with the mask pass through
 /// the carry flag (session 38) a window by mask costs about what the skipping loop's ASCII
@@ -1147,7 +1147,8 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 /// files of both corpora 1.06x to 1.07x faster with each kernel, pieces of 6 KiB 1.07x to
 /// 1.13x, jittered density cells at 64 KiB 1.02x to 1.32x; regular spacings of 128 B to 4
 /// KiB, where the predictor had learned those ways' branches, down to 0.91x
-/// (`docs/design.md`, session 39).
+/// (`docs/design.md`, session 39). Of those, windows by branches came back in session 44
+/// for crowded periodic windows only ([`Way::Branches`]), where windows by mask lose most.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Way {
     /// Dense text (a window with few ASCII blocks: at most a quarter with 32-byte
@@ -1163,6 +1164,71 @@ enum Way {
     /// blocks are checked during that window's mask pass instead
     /// ([`mask_checking_pending`]).
     Mask,
+    /// A window after one by mask or by branches whose mask repeats with a short period
+    /// and is at least half non-ASCII ([`is_periodic`]): [`check_by_branches`], a branch
+    /// per block, which the predictor learns on text whose non-ASCII characters come at
+    /// a regular spacing of 65 to about 128 bytes (two non-ASCII blocks in three, one in
+    /// two). There a window by mask has many pending blocks, whose checks mostly come
+    /// after the next window's mask pass, in a loop whose exit no predictor learns.
+    /// Four builds on Zen 3 (`docs/design.md`, session 44): regular spacings of 96 and
+    /// 128 B 1.05x to 1.32x faster; real files and jittered spacings unchanged. Where a
+    /// window has fewer non-ASCII blocks (regular spacings of 192 to 448 B), learned
+    /// branches were 0.80x to 1.00x the windows by mask, so the gate asks for half.
+    Branches,
+}
+
+/// Is `mask`, the mask of a whole window, periodic enough for [`Way::Branches`]: at least
+/// half of its blocks non-ASCII, not all of them, and the same every `p` blocks for a
+/// period `p` of 2 to 8? (Without the half, spacings of 192 to 448 B lost up to 20%; with
+/// "at least half" and no period, jittered spacings of 96 and 128 B lost 30% to 35% to
+/// mispredicted branches: `docs/design.md`, session 43.) The count comes first, as it
+/// rejects the masks of most text (with 16-byte registers, built without POPCNT, it takes
+/// a dozen instructions, once per window of 4 KiB).
+#[inline(always)]
+fn is_periodic(mask: BlockMask) -> bool {
+    if mask.count_ones() < WINDOW as u32 / 2 || mask == full_mask(WINDOW) {
+        return false;
+    }
+    (2..=MAX_PERIOD).any(|period| {
+        let compared = full_mask(WINDOW - period);
+        (mask >> period) & compared == mask & compared
+    })
+}
+
+/// The longest period in blocks of a mask that [`is_periodic`] accepts.
+const MAX_PERIOD: usize = 8;
+
+/// Checks the window of `W` blocks at `pos` a block at a time, with a branch per block
+/// ([`Way::Branches`]): an ASCII block gets the end check of the bytes before it
+/// ([`unfinished_before`]), any other block its checks ([`check_block`], which read the
+/// bytes before it too). Returns the window's mask and error bits; the bytes after the
+/// window are the next window's (or the rest's) to judge, as with [`check_by_mask`].
+///
+/// # Safety
+/// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `W <= WINDOW`; the CPU must
+/// support `V`.
+#[inline(always)]
+unsafe fn check_by_branches<V: Vector, const W: usize>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    pos: usize,
+) -> (BlockMask, V) {
+    // SAFETY: each block and the register before it lie within the window and the
+    // register before it (caller's guarantee); the CPU supports `V`.
+    unsafe {
+        let mut errors = V::splat(0);
+        let mut mask: BlockMask = 0;
+        for i in 0..W {
+            let at = pos + i * BLOCK;
+            if is_ascii::<V>(bytes.as_ptr().add(at), BLOCK) {
+                errors = errors.or(unfinished_before(k, bytes, at));
+            } else {
+                errors = errors.or(check_block(k, bytes.as_ptr().add(at)));
+                mask |= 1 << i;
+            }
+        }
+        (mask, errors)
+    }
 }
 
 /// The main loop's choice of [`Way`], from the shape of the last window (a change of way
@@ -1205,7 +1271,8 @@ impl Mode {
         }
     }
 
-    /// Chooses the way of the next window from the mask of the last one, by blocks.
+    /// Chooses the way of the next window from the mask of the last one, of `blocks`
+    /// blocks.
     #[inline(always)]
     fn after_blocks<V: Vector>(&mut self, mask: BlockMask, blocks: usize) {
         self.ascii_start = false;
@@ -1213,6 +1280,8 @@ impl Mode {
         if is_dense::<V>(mask, blocks) {
             self.way = Way::Full;
             self.full_left = FULL_RUN;
+        } else if blocks == WINDOW && is_periodic(mask) {
+            self.way = Way::Branches;
         } else {
             self.way = Way::Mask;
         }
@@ -1244,8 +1313,8 @@ unsafe fn windows<V: Vector, const W: usize>(
     mode: &mut Mode,
 ) -> Result<usize, usize> {
     // The last window by mask, if the next one is by mask too: its checks run during that
-    // window's mask pass ([`mask_checking_pending`]). `Way::Full` checks its window at
-    // once, so this is `None` in its arm. Not in `validate_early`'s windows, which
+    // window's mask pass ([`mask_checking_pending`]). `Way::Full` and `Way::Branches`
+    // check their windows at once, so this is `None` in their arms. Not in `validate_early`'s windows, which
     // are to stop within one window of an error.
     let mut pending: Option<Pending> = None;
     while pos + W * BLOCK <= bytes.len() {
@@ -1286,6 +1355,11 @@ unsafe fn windows<V: Vector, const W: usize>(
                         pending = None;
                         check_by_mask::<V, 1>(k, bytes, pos, W, mask)
                     }
+                }
+                Way::Branches => {
+                    let (mask, errors) = check_by_branches::<V, W>(k, bytes, pos);
+                    mode.after_blocks::<V>(mask, W);
+                    errors
                 }
             }
         };

@@ -464,15 +464,22 @@ enum Way {
     /// skipping loop went on to a fourth, checking only the non-ASCII blocks of each pair.)
     Spaced,
     /// After a window whose mask repeats with a short period (a non-ASCII pair every three
-    /// pairs). (Until session 39: a branch per block, as `Pattern`, from that one window.)
+    /// pairs). (Until session 39: a branch per block, as `Pattern`, from that one window.
+    /// Now by mask: under half of the blocks are not ASCII.)
     Periodic,
+    /// After two windows whose masks repeat every two blocks, half of them not ASCII: the
+    /// first by mask, which hands the next to a branch per block (`Way::Branches` in
+    /// src/generic.rs), and the second by branches, which keeps that way for the window
+    /// under test. Every block boundary of it is placed (`class_triples_across_blocks`),
+    /// and the blocks after it start after a window by branches.
+    Branches,
 }
 
 /// Blocks per window of the main loop (`WINDOW` in src/generic.rs).
 const WINDOW_BLOCKS: usize = 64;
 
 impl Way {
-    const ALL: [Way; 10] = [
+    const ALL: [Way; 11] = [
         Way::Ascii,
         Way::Sparse,
         Way::Full,
@@ -483,60 +490,56 @@ impl Way {
         Way::SpacingAfterMask,
         Way::Spaced,
         Way::Periodic,
+        Way::Branches,
     ];
 
     /// The windows before the one under test, as the blocks of each that hold an `é` (the
-    /// input starts with ASCII). An all-ASCII window leaves the skipping loop running.
-    /// Otherwise the first makes the skipping loop stop exactly at its end (`stop`).
+    /// input starts with ASCII).
     ///
-    /// With 32- and 64-byte registers that takes four non-ASCII pairs close together, the
-    /// first three two pairs apart (two equal gaps of more than a pair, which keep the loop
-    /// going for one more pair) and the fourth four pairs after the third, ending the
-    /// window; with 16-byte registers, two pairs ending the window. Either way the next window is
-    /// checked by its mask of blocks: one non-ASCII block there makes the next one by
-    /// pairs, where an `é` every six blocks (a mask with a period of three pairs) makes the
-    /// next window a pattern at once; a full one makes it dense; and blocks 0 and 2 leave
-    /// the next one by mask, where the same mask again makes it a pattern.
+    /// An all-ASCII window (`Ascii`) leaves the prefix skip of pairs of ASCII blocks
+    /// (`validate_in_windows`) running into the window under test. Every other set-up has
+    /// an `é` in block 0 of its first window: the prefix skip stops at once, and the main
+    /// loop's windows start right after the first register, on the grid of these windows.
+    /// Then a window with few non-ASCII blocks leaves the next one by mask, a full one
+    /// makes it dense, and a window whose mask repeats every two blocks makes the next one
+    /// by branches (`Branches`). The shapes of `Sparse`, `Pattern`, `Spacing`,
+    /// `SpacingAfterMask`, `Spaced` and `Periodic` once led to ways of their own (their
+    /// docs); the loop now checks their windows by mask, after masks of those shapes.
     ///
-    /// Only 32- and 64-byte registers go to a `spaced_run` from the skipping loop, or check
-    /// the blocks of a pair one at a time (`None` for `Spacing` and `Spaced` with 16-byte
-    /// registers).
-    /// Four non-ASCII pairs at equal gaps of two pairs (blocks 50, 54, 58 and 62, within a
-    /// window), the last one ending the window, stop the skipping loop for a
-    /// `spaced_run` at once. (`validate`'s windows no longer reach `Way::Regular`, the
-    /// pattern that equal gaps led to before: `validate_early`'s do, tested in
-    /// `src/kernel.rs`.) After the window that stops the loop, an `é` every five blocks
-    /// makes the window by mask hand over to a `spaced_run` too (`SpacingAfterMask`).
-    /// Three pairs at equal gaps of ten blocks (blocks 34, 44 and 54) keep the loop going
-    /// into the window under test with two equal gaps behind it, where it checks only the
-    /// non-ASCII blocks of each pair.
+    /// (Until session 44 these set-ups put their first `é` late in the first window, where
+    /// it stopped the skipping loop of before session 39. Since the prefix skip came
+    /// (session 36) the windows had started there instead, 46 blocks in with 32-byte
+    /// registers: the window under test straddled two of the loop's windows, and with a
+    /// single window before it the blocks after it came after no window at all. A
+    /// temporary trace of each window's position and way showed every set-up below
+    /// reaching its way at the window under test, with 16- and 32-byte registers.)
     ///
-    /// (Three pairs two pairs apart alone would keep the loop going into the window under
-    /// test. A temporary trace of each window's way showed every set-up reaching its way
-    /// at the window under test, with each register width; for `Spacing` and
-    /// `SpacingAfterMask`, a mutation of the run's path failed each: see
-    /// `docs/design.md`.)
+    /// `None` for `Spacing` and `Spaced` with 16-byte registers, as before session 44 (they
+    /// were shapes for a run that only wider registers took).
     fn set_up(self, register: usize) -> Option<Vec<Vec<usize>>> {
         let full: Vec<usize> = (0..WINDOW_BLOCKS).collect();
         let periodic: Vec<usize> = (0..WINDOW_BLOCKS).step_by(6).collect();
-        let back = |blocks: &[usize]| blocks.iter().map(|b| WINDOW_BLOCKS - b).collect();
-        let stop: Vec<usize> = match register {
-            16 => back(&[4, 2]),
-            _ => back(&[18, 14, 10, 2]),
+        let alternate: Vec<usize> = (0..WINDOW_BLOCKS).step_by(2).collect();
+        let first = || vec![0];
+        let after_first = |blocks: &[usize]| {
+            let mut window = first();
+            window.extend(blocks.iter().map(|b| WINDOW_BLOCKS - b));
+            window
         };
         Some(match self {
             Way::Ascii => vec![vec![]],
-            Way::Sparse => vec![stop, vec![0]],
-            Way::Mask | Way::MaskAhead => vec![stop],
-            Way::Full => vec![stop, full],
-            Way::Pattern => vec![stop, vec![0, 2], vec![0, 2]],
+            Way::Sparse => vec![first(), vec![0]],
+            Way::Mask | Way::MaskAhead => vec![first()],
+            Way::Full => vec![first(), full],
+            Way::Pattern => vec![first(), vec![0, 2], vec![0, 2]],
             Way::Spacing | Way::Spaced if register == 16 => {
                 return None;
             }
-            Way::Spacing => vec![back(&[14, 10, 6, 2])],
-            Way::SpacingAfterMask => vec![stop, (2..WINDOW_BLOCKS).step_by(5).collect()],
-            Way::Spaced => vec![back(&[30, 20, 10])],
-            Way::Periodic => vec![stop, vec![0], periodic],
+            Way::Spacing => vec![after_first(&[14, 10, 6, 2])],
+            Way::SpacingAfterMask => vec![first(), (2..WINDOW_BLOCKS).step_by(5).collect()],
+            Way::Spaced => vec![after_first(&[30, 20, 10])],
+            Way::Periodic => vec![first(), vec![0], periodic],
+            Way::Branches => vec![alternate.clone(), alternate],
         })
     }
 }
@@ -844,7 +847,8 @@ fn class_triples_across_blocks() {
     // Every region and every neighbour at the blocks after the last window (at the edges
     // of the longer ones); in windows, their first and last boundaries and a few more, and
     // every boundary of a window checked during the next one's mask pass (`MaskAhead`,
-    // neighbours not dense: 17 s more on the Zen 4 host, 93 s in all).
+    // neighbours not dense: 17 s more on the Zen 4 host, 93 s in all) and of a window by
+    // branches (`Branches`).
     // Under emulation, every neighbour only after no window, in windows only the first
     // and last boundaries, and in the longer blocks after them the first two and the last
     // (the inputs with windows are 4 to 21 KiB).
@@ -865,6 +869,9 @@ fn class_triples_across_blocks() {
                 Region::Window(Way::MaskAhead | Way::Spacing | Way::SpacingAfterMask) => {
                     !neighbours.dense
                 }
+                // Every block of a window by branches, each a switch between ASCII and
+                // non-ASCII blocks; all of them non-ASCII at its edges.
+                Region::Window(Way::Branches) => !neighbours.dense || window_edge(boundary),
                 Region::Window(_) | Region::FirstWindow => {
                     window_edge(boundary) || [2, 3, 4, half, half + 1].contains(&boundary)
                 }
