@@ -375,13 +375,19 @@ fn an_error_at_every_position_of_long_text() {
     });
 }
 
-/// Windows by mask with more non-ASCII blocks than the next window's mask pass has
-/// checks for (`BLOCKS_PER_PENDING_CHECK` in `src/generic.rs`): an `é` every 96 to 200
-/// bytes, so that every window is by mask (not dense) and is followed by another, and
-/// most of its checks come after that window's mask pass. An error at each insert of the
-/// middle windows, in each of three forms, for every kernel.
+/// Windows with many non-ASCII blocks that are not dense: an `é` every 96 to 200 bytes.
+/// At 200 B every window is by mask and is followed by another, with more non-ASCII
+/// blocks than the next window's mask pass has checks for (`BLOCKS_PER_PENDING_CHECK` in
+/// `src/generic.rs`), so that most of its checks come after that pass. At 96 and 128 B
+/// (two non-ASCII blocks in three, one in two) the first window is by mask and hands the
+/// others to a branch per block (`Way::Branches`). An error at each insert of the first
+/// three windows, for every kernel, in five forms, none of which makes a block ASCII (so
+/// the windows keep their ways): a stray continuation byte, a lead byte followed by
+/// ASCII or by another lead, and a sequence cut short by the end of the `é`, which
+/// ends a block before an ASCII one every other insert at 96 B: only the end check of
+/// the bytes before that ASCII block catches it.
 #[test]
-fn an_error_at_each_insert_of_crowded_windows_by_mask() {
+fn an_error_at_each_insert_of_crowded_windows() {
     let kernels = kernels();
     for spacing in [96, 128, 200] {
         let mut text = Vec::new();
@@ -390,17 +396,22 @@ fn an_error_at_each_insert_of_crowded_windows_by_mask() {
             text.extend_from_slice("é".as_bytes());
         }
         check_against_std(&text);
-        let inserts: Vec<usize> = (4096..3 * 4096).filter(|&i| text[i] == 0xC3).collect();
+        let inserts: Vec<usize> = (0..3 * 4096).filter(|&i| text[i] == 0xC3).collect();
         par_for(inserts.len(), |j| {
             let mut text = text.clone();
             let at = inserts[j];
-            for (offset, bad) in [(0, 0x80), (1, b'x'), (1, 0xC3)] {
-                let original = text[at + offset];
-                text[at + offset] = bad;
+            for bad in [
+                [0x80, 0xA9],
+                [0xC3, b'x'],
+                [0xC3, 0xC3],
+                [b'x', 0xC3],
+                [0xE2, 0x82],
+            ] {
+                text[at..at + 2].copy_from_slice(&bad);
                 let expected = expected(&text);
                 check_dispatched(&text, &expected);
                 check_kernels(&text, &expected, &kernels);
-                text[at + offset] = original;
+                text[at..at + 2].copy_from_slice("é".as_bytes());
             }
         });
     }
