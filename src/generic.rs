@@ -1137,16 +1137,16 @@ unsafe fn check_every_block<V: Vector, const W: usize>(
 
 /// How the main loop checks its next window, chosen from the shape of the last one.
 ///
-/// Two ways from session 39 to 43, three since. Until then text that was not dense also had a skipping
-/// loop over pairs of ASCII blocks, windows by pairs, windows by branches for masks that
-/// repeated, and runs by branches for clusters at equal gaps; with the mask pass through
-/// the carry flag (session 38) a window by mask costs about what the skipping loop's ASCII
-/// test did per block, and takes one mispredicted branch or none where those ways took one
-/// at each non-ASCII pair at a random gap and had choices that ran too few times per call
-/// for a predictor to learn after other work. Without them, on Zen 4 (four builds): real
-/// files of both corpora 1.06x to 1.07x faster with each kernel, pieces of 6 KiB 1.07x to
-/// 1.13x, jittered density cells at 64 KiB 1.02x to 1.32x; regular spacings of 128 B to 4
-/// KiB, where the predictor had learned those ways' branches, down to 0.91x
+/// Two ways from session 39 to 43, three since. Until then text that was not dense also had
+/// a skipping loop over pairs of ASCII blocks, windows by pairs, windows by branches for
+/// masks that repeated, and runs by branches for clusters at equal gaps; with the mask pass
+/// through the carry flag (session 38) a window by mask costs about what the skipping
+/// loop's ASCII test did per block, and takes one mispredicted branch or none where those
+/// ways took one at each non-ASCII pair at a random gap and had choices that ran too few
+/// times per call for a predictor to learn after other work. Without them, on Zen 4 (four
+/// builds): real files of both corpora 1.06x to 1.07x faster with each kernel, pieces of 6
+/// KiB 1.07x to 1.13x, jittered density cells at 64 KiB 1.02x to 1.32x; regular spacings of
+/// 128 B to 4 KiB, where the predictor had learned those ways' branches, down to 0.91x
 /// (`docs/design.md`, session 39). Of those, windows by branches came back in session 44
 /// for crowded periodic windows only ([`Way::Branches`]), where windows by mask lose most.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -1166,10 +1166,11 @@ enum Way {
     Mask,
     /// A window after one by mask or by branches whose mask repeats with a short period
     /// and is at least half non-ASCII ([`is_periodic`]): [`check_by_branches`], a branch
-    /// per block, which the predictor learns on text whose non-ASCII characters come at
-    /// a regular spacing of 65 to about 128 bytes (two non-ASCII blocks in three, one in
-    /// two). There a window by mask has many pending blocks, whose checks mostly come
-    /// after the next window's mask pass, in a loop whose exit no predictor learns.
+    /// per block, which the predictor learns where non-ASCII characters come at a regular
+    /// spacing whose blocks repeat within 8 blocks, crowded: every 96 B (two non-ASCII
+    /// blocks in three) or 128 B (one in two), for example. There a window by mask has
+    /// many pending blocks, whose checks mostly come after the next window's mask pass,
+    /// in a loop whose exit no predictor learns.
     /// Four builds on Zen 3 (`docs/design.md`, session 44): regular spacings of 96 and
     /// 128 B 1.05x to 1.32x faster; real files and jittered spacings unchanged. Where a
     /// window has fewer non-ASCII blocks (regular spacings of 192 to 448 B), learned
@@ -1314,8 +1315,8 @@ unsafe fn windows<V: Vector, const W: usize>(
 ) -> Result<usize, usize> {
     // The last window by mask, if the next one is by mask too: its checks run during that
     // window's mask pass ([`mask_checking_pending`]). `Way::Full` and `Way::Branches`
-    // check their windows at once, so this is `None` in their arms. Not in `validate_early`'s windows, which
-    // are to stop within one window of an error.
+    // check their windows at once, so this is `None` in their arms. Not in
+    // `validate_early`'s windows, which are to stop within one window of an error.
     let mut pending: Option<Pending> = None;
     while pos + W * BLOCK <= bytes.len() {
         debug_assert!(pending.is_none() || mode.way == Way::Mask);
