@@ -567,15 +567,14 @@ enum Region {
     /// skipping loop; by mask with 16-byte registers.
     FirstWindow,
     /// The blocks after the last window (8 blocks, then the tail of 40 bytes), after windows
-    /// set up as for this way. Whether those windows found sparse text (`Ascii`, `Sparse`,
-    /// `Pattern`, `Spacing`, `Spaced`, `Periodic`) or not decides how these
-    /// blocks are checked with 32-byte registers (by mask, or skipped up to the first
-    /// non-ASCII pair of blocks and checked from there); with 16-byte ones always by mask.
-    /// After `Ascii` the skipping loop runs on into them, and only what it leaves is checked
-    /// so; after `Spacing` the `spaced_run` goes on into them, up to a cluster of non-ASCII
-    /// blocks at another gap. `None`: no window, an input under half a window plus a register (with 32-byte
-    /// registers, ASCII blocks skipped up to the first that is not and every register
-    /// checked from there; with 16-byte ones, by mask).
+    /// set up as for this way. With 32-byte registers, whether the last window was mostly
+    /// ASCII (at most three eighths of its blocks not ASCII: after every set-up but `Full`
+    /// and `Branches`) decides how these blocks are checked: by mask, or skipped up to the
+    /// first non-ASCII pair of blocks and checked from there; with 16-byte ones always by
+    /// mask. After `Ascii` the prefix skip runs on into them, and only what it leaves is
+    /// checked so. `None`: no window, an input under half a window plus a register (with
+    /// 32-byte registers, ASCII blocks skipped up to the first that is not and every
+    /// register checked from there; with 16-byte ones, by mask).
     Rest(Option<Way>),
     /// Half a window and 4 blocks ([`LONG_REST_BLOCKS`]) and the tail, after no window (an
     /// input of over half a window, not checked in one piece with either register) or
@@ -583,7 +582,7 @@ enum Region {
     /// sequence and its neighbours), so that they start at a window's end. After sparse
     /// text (and no window), ASCII pairs of blocks are skipped up to the first that is not
     /// before the mask, and a sequence left open at the start must be caught. (After
-    /// `Ascii`, the skipping loop runs on into these blocks, and the rest starts where it
+    /// `Ascii`, the prefix skip runs on into these blocks, and the rest starts where it
     /// stopped, at a non-ASCII pair or the last pair.)
     LongRest(Option<Way>),
 }
