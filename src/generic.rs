@@ -1171,10 +1171,11 @@ enum Way {
     /// blocks in three) or 128 B (one in two), for example. There a window by mask has
     /// many pending blocks, whose checks mostly come after the next window's mask pass,
     /// in a loop whose exit no predictor learns.
-    /// Four builds on Zen 3 (`docs/design.md`, session 44): regular spacings of 96 and
-    /// 128 B 1.05x to 1.32x faster; real files and jittered spacings unchanged. Where a
-    /// window has fewer non-ASCII blocks (regular spacings of 192 to 448 B), learned
-    /// branches were 0.80x to 1.00x the windows by mask, so the gate asks for half.
+    /// Four builds on Zen 3 (`docs/design.md`, session 44): regular spacings of 96 B 1.03x
+    /// to 1.32x faster, of 128 B 1.10x to 1.25x from 256 KiB (at 64 KiB 0.99x to 1.07x);
+    /// real files and jittered spacings unchanged. Where a window has fewer non-ASCII
+    /// blocks (regular spacings of 192 to 448 B), learned branches were 0.80x to 1.00x
+    /// the windows by mask, so the gate asks for half.
     Branches,
 }
 
