@@ -1164,11 +1164,11 @@ enum Way {
     /// blocks are checked during that window's mask pass instead
     /// ([`mask_checking_pending`]).
     Mask,
-    /// A window after one by mask or by branches whose mask repeats with a short period
-    /// and is at least half non-ASCII ([`is_periodic`]): [`check_by_branches`], a branch
-    /// per block, which the predictor learns where non-ASCII characters come at a regular
-    /// spacing whose blocks repeat within 8 blocks, crowded: every 96 B (two non-ASCII
-    /// blocks in three) or 128 B (one in two), for example. There a window by mask has
+    /// A window after one by mask or by branches whose mask repeats and is at least half
+    /// non-ASCII ([`period`]): [`check_by_branches`], a branch per block, which the
+    /// predictor learns where non-ASCII characters come at a regular spacing whose blocks
+    /// repeat within 8 blocks (32 in long inputs), crowded: every 96 B (two non-ASCII
+    /// blocks in three), 100 B or 128 B (one in two), for example. There a window by mask has
     /// many pending blocks, whose checks mostly come after the next window's mask pass,
     /// in a loop whose exit no predictor learns.
     /// Four builds on Zen 3 (`docs/design.md`, session 44): regular spacings of 96 B 1.03x
@@ -1179,26 +1179,78 @@ enum Way {
     Branches,
 }
 
-/// Is `mask`, the mask of a whole window, periodic enough for [`Way::Branches`]: at least
-/// half of its blocks non-ASCII, not all of them, and the same every `p` blocks for a
-/// period `p` of 2 to 8? (Without the half, spacings of 192 to 448 B lost up to 20%; with
-/// "at least half" and no period, jittered spacings of 96 and 128 B lost 30% to 35% to
-/// mispredicted branches: `docs/design.md`, session 43.) The count comes first, as it
-/// rejects the masks of most text (with 16-byte registers, built without POPCNT, it takes
-/// a dozen instructions, once per window of 4 KiB).
+/// The period in blocks of `mask`, the mask of a whole window, if it suits
+/// [`Way::Branches`], else 0: at least half of its blocks non-ASCII, not all of them, and
+/// the same every `p` blocks for a period `p` from 2 to `longest`. (Without the half,
+/// spacings of 192 to 448 B lost up to 20%; with "at least half" and no period, jittered
+/// spacings of 96 and 128 B lost 30% to 35% to mispredicted branches: `docs/design.md`,
+/// session 43.) The count comes first, as it rejects the masks of most text (with 16-byte
+/// registers, built without POPCNT, it takes a dozen instructions, once per window of 4
+/// KiB). Then `known`, the last window's period (0 for none): in periodic text one
+/// comparison per window. Otherwise each period up to [`SHORT_PERIOD`] is compared, or,
+/// for longer ones, the periods that the mask's first [`FILTERED_BITS`] bits allow, from
+/// the shortest: a few comparisons rather than one per period up to `longest`, whose cost
+/// per window lost more than the long periods gained (`docs/design.md`, session 44).
 #[inline(always)]
-fn is_periodic(mask: BlockMask) -> bool {
+fn period(mask: BlockMask, known: usize, longest: usize) -> usize {
     if mask.count_ones() < WINDOW as u32 / 2 || mask == full_mask(WINDOW) {
-        return false;
+        return 0;
     }
-    (2..=MAX_PERIOD).any(|period| {
-        let compared = full_mask(WINDOW - period);
-        (mask >> period) & compared == mask & compared
-    })
+    if known != 0 && repeats_every(mask, known) {
+        return known;
+    }
+    if longest <= SHORT_PERIOD {
+        return (2..=longest)
+            .find(|&period| repeats_every(mask, period))
+            .unwrap_or(0);
+    }
+    // Bit `p`: a period `p` that bits 0 to `FILTERED_BITS - 1` of the mask agree with.
+    let mut candidates: BlockMask = full_mask(longest + 1) & !full_mask(2);
+    for i in 0..FILTERED_BITS {
+        // Bit `p` of `from_i`, or of its complement where bit `i` is 0, is bit `i + p`.
+        let from_i = mask >> i;
+        candidates &= from_i ^ (from_i & 1).wrapping_sub(1);
+    }
+    while candidates != 0 {
+        let period = candidates.trailing_zeros() as usize;
+        if repeats_every(mask, period) {
+            return period;
+        }
+        candidates &= candidates - 1;
+    }
+    0
 }
 
-/// The longest period in blocks of a mask that [`is_periodic`] accepts.
-const MAX_PERIOD: usize = 8;
+/// Is `mask`, the mask of a whole window, the same every `period` blocks (`0 < period <
+/// WINDOW`)?
+#[inline(always)]
+fn repeats_every(mask: BlockMask, period: usize) -> bool {
+    let compared = full_mask(WINDOW - period);
+    (mask >> period) & compared == mask & compared
+}
+
+/// The longest period in blocks of a mask that [`period`] looks for where the input has
+/// fewer than [`LONG_PERIODS_LEFT`] bytes left: the predictor learns the branches of a
+/// short period within a window.
+const SHORT_PERIOD: usize = 8;
+
+/// The longest period in blocks of a mask that [`period`] looks for from a window by
+/// branches, or where the input has at least [`LONG_PERIODS_LEFT`] bytes left: 32, half a
+/// window, so that a period shows twice in a window's mask. Regular spacings of 100 B
+/// repeat every 25 blocks; by branches, at 1 MiB, they were 1.20x faster (AVX2; SSE4.1
+/// 1.07x), but at 64 KiB, where the predictor's learning of so long a pattern is spread
+/// over few windows, 0.95x (`docs/design.md`, session 44).
+const MAX_PERIOD: usize = 32;
+
+/// Bytes left after a window from which [`period`] looks for periods up to
+/// [`MAX_PERIOD`] blocks, not only [`SHORT_PERIOD`]: 128 KiB, 32 windows.
+const LONG_PERIODS_LEFT: usize = 128 * 1024;
+
+/// Bits of a mask that [`period`] filters its candidate periods by before comparing the
+/// whole mask: 8. (With 4, jittered spacings lost up to 6%, by more candidates and a
+/// loop exit no predictor learns; with 8 and only the shortest candidate compared, the
+/// periods of 100 B spacings, 25 blocks, were missed behind a shorter candidate of 3.)
+const FILTERED_BITS: usize = 8;
 
 /// Checks the window of `W` blocks at `pos` a block at a time, with a branch per block
 /// ([`Way::Branches`]): an ASCII block gets the end check of the bytes before it
@@ -1247,6 +1299,9 @@ struct Mode {
     /// ([`is_mostly_ascii`])? Then the blocks after the last window are checked by mask
     /// ([`check_rest`]).
     mostly_ascii: bool,
+    /// The period of the last window's mask if the next window is by branches
+    /// ([`period`]), else 0.
+    period: usize,
 }
 
 impl Mode {
@@ -1270,22 +1325,41 @@ impl Mode {
             full_left: 0,
             ascii_start: starts_ascii,
             mostly_ascii: false,
+            period: 0,
         }
     }
 
     /// Chooses the way of the next window from the mask of the last one, of `blocks`
-    /// blocks.
+    /// blocks, with `left` bytes of input after it.
     #[inline(always)]
-    fn after_blocks<V: Vector>(&mut self, mask: BlockMask, blocks: usize) {
+    fn after_blocks<V: Vector>(&mut self, mask: BlockMask, blocks: usize, left: usize) {
         self.ascii_start = false;
         self.mostly_ascii = is_mostly_ascii::<V>(mask, blocks);
         if is_dense::<V>(mask, blocks) {
             self.way = Way::Full;
             self.full_left = FULL_RUN;
-        } else if blocks == WINDOW && is_periodic(mask) {
-            self.way = Way::Branches;
+            self.period = 0;
         } else {
-            self.way = Way::Mask;
+            self.period = match blocks {
+                WINDOW => period(mask, self.period, self.longest_period(left)),
+                _ => 0,
+            };
+            self.way = match self.period {
+                0 => Way::Mask,
+                _ => Way::Branches,
+            };
+        }
+    }
+
+    /// The longest period that [`period`] is to look for after this window, with `left`
+    /// bytes after it: [`MAX_PERIOD`] in a run of windows by branches, which has learned
+    /// its pattern, or where enough input is left to learn one; else [`SHORT_PERIOD`].
+    #[inline(always)]
+    fn longest_period(&self, left: usize) -> usize {
+        if self.way == Way::Branches || left >= LONG_PERIODS_LEFT {
+            MAX_PERIOD
+        } else {
+            SHORT_PERIOD
         }
     }
 
@@ -1346,7 +1420,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                             mask
                         }
                     };
-                    mode.after_blocks::<V>(mask, W);
+                    mode.after_blocks::<V>(mask, W, bytes.len() - pos - W * BLOCK);
                     if mode.way == Way::Mask && W == WINDOW {
                         pending = Some(Pending {
                             pos,
@@ -1360,7 +1434,7 @@ unsafe fn windows<V: Vector, const W: usize>(
                 }
                 Way::Branches => {
                     let (mask, errors) = check_by_branches::<V, W>(k, bytes, pos);
-                    mode.after_blocks::<V>(mask, W);
+                    mode.after_blocks::<V>(mask, W, bytes.len() - pos - W * BLOCK);
                     errors
                 }
             }
@@ -1748,6 +1822,67 @@ pub(crate) unsafe fn read_partial_words(ptr: *const u8, len: usize) -> (u64, u64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shortest period of 2 to `longest` blocks of a crowded mask, found by comparing
+    /// every one: what [`period`] must find with its filter.
+    fn shortest_period(mask: BlockMask, longest: usize) -> usize {
+        if mask.count_ones() < WINDOW as u32 / 2 || mask == full_mask(WINDOW) {
+            return 0;
+        }
+        (2..=longest)
+            .find(|&p| (0..WINDOW - p).all(|i| (mask >> i) & 1 == (mask >> (i + p)) & 1))
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn period_is_the_shortest_one() {
+        // Random masks of every density, and masks that repeat a random pattern of every
+        // length (most with a few bits flipped, which a period must not survive).
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut found = [0usize; MAX_PERIOD + 1];
+        for round in 0..40_000 {
+            let mut mask = next();
+            if round % 4 == 0 {
+                mask |= next();
+            } else if round % 4 >= 2 {
+                let length = 2 + (next() % 40) as usize;
+                let pattern = next() | next();
+                mask = (0..WINDOW).fold(0, |m, i| m | ((pattern >> (i % length)) & 1) << i);
+                if round % 4 == 3 {
+                    mask ^= next() & next() & next() & next();
+                }
+            }
+            for longest in [SHORT_PERIOD, MAX_PERIOD] {
+                let expected = shortest_period(mask, longest);
+                assert_eq!(
+                    period(mask, 0, longest),
+                    expected,
+                    "{mask:#x}, up to {longest}"
+                );
+                found[expected] += 1;
+                if expected != 0 {
+                    // A known period that holds is kept; one that does not is replaced.
+                    if 2 * expected < WINDOW {
+                        assert_eq!(period(mask, 2 * expected, longest), 2 * expected);
+                    }
+                    let other = expected + 1;
+                    let kept = if repeats_every(mask, other) {
+                        other
+                    } else {
+                        expected
+                    };
+                    assert_eq!(period(mask, other, longest), kept, "{mask:#x}");
+                }
+            }
+        }
+        assert!(found[2..].iter().all(|&n| n > 0), "{found:?}");
+    }
 
     #[test]
     fn partial_words_read_exactly_the_bytes() {

@@ -380,7 +380,9 @@ fn an_error_at_every_position_of_long_text() {
 /// blocks than the next window's mask pass has checks for (`BLOCKS_PER_PENDING_CHECK` in
 /// `src/generic.rs`), so that most of its checks come after that pass. At 96 and 128 B
 /// (two non-ASCII blocks in three, one in two) the first window is by mask and hands the
-/// others to a branch per block (`Way::Branches`). An error at each insert of the first
+/// others to a branch per block (`Way::Branches`); at 100 B too, whose masks repeat every
+/// 25 blocks, in a text long enough for such periods (`LONG_PERIODS_LEFT`, 128 KiB after
+/// the window). An error at each insert of the first
 /// three windows, for every kernel, in five forms, none of which makes a block ASCII (so
 /// the windows keep their ways): a stray continuation byte, a lead byte followed by
 /// ASCII or by another lead, and a sequence cut short by the end of the `é`, which
@@ -389,9 +391,9 @@ fn an_error_at_every_position_of_long_text() {
 #[test]
 fn an_error_at_each_insert_of_crowded_windows() {
     let kernels = kernels();
-    for spacing in [96, 128, 200] {
+    for (spacing, windows) in [(96, 4), (100, 36), (128, 4), (200, 4)] {
         let mut text = Vec::new();
-        while text.len() < 4 * 4096 {
+        while text.len() < windows * 4096 {
             text.extend(std::iter::repeat(b'a').take(spacing - 2));
             text.extend_from_slice("é".as_bytes());
         }
