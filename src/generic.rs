@@ -1179,33 +1179,27 @@ enum Way {
     Branches,
 }
 
-/// The period in blocks of `mask`, the mask of a whole window, if it suits
-/// [`Way::Branches`], else 0: at least half of its blocks non-ASCII, not all of them, and
-/// the same every `p` blocks for a period `p` from 2 to `longest`. (Without the half,
-/// spacings of 192 to 448 B lost up to 20%; with "at least half" and no period, jittered
-/// spacings of 96 and 128 B lost 30% to 35% to mispredicted branches: `docs/design.md`,
-/// session 43.) The count comes first, as it rejects the masks of most text (with 16-byte
-/// registers, built without POPCNT, it takes a dozen instructions, once per window of 4
-/// KiB). Then `known`, the last window's period (0 for none): in periodic text one
-/// comparison per window. Otherwise each period up to [`SHORT_PERIOD`] is compared, or,
-/// for longer ones, the periods that the mask's first [`FILTERED_BITS`] bits allow, from
-/// the shortest: a few comparisons rather than one per period up to `longest`, whose cost
-/// per window lost more than the long periods gained (`docs/design.md`, session 44).
+/// The shortest period in blocks of `mask`, the mask of a whole [`is_crowded`] window,
+/// from 2 to [`SHORT_PERIOD`], or to [`MAX_PERIOD`] if `long`; 0 if it has none. With a
+/// period the next window goes by branches ([`Way::Branches`]). First `known`, the last
+/// window's period (0 for none): in periodic text one comparison per window. Then each
+/// period up to [`SHORT_PERIOD`], or, if `long`, the periods that the mask's first
+/// [`FILTERED_BITS`] bits allow, from the shortest: a few comparisons rather than one per
+/// period up to 32, whose cost per window lost more than the long periods gained
+/// (`docs/design.md`, session 44).
 #[inline(always)]
-fn period(mask: BlockMask, known: usize, longest: usize) -> usize {
-    if mask.count_ones() < WINDOW as u32 / 2 || mask == full_mask(WINDOW) {
-        return 0;
-    }
+fn period(mask: BlockMask, known: usize, long: bool) -> usize {
+    debug_assert!(is_crowded(mask));
     if known != 0 && repeats_every(mask, known) {
         return known;
     }
-    if longest <= SHORT_PERIOD {
-        return (2..=longest)
+    if !long {
+        return (2..=SHORT_PERIOD)
             .find(|&period| repeats_every(mask, period))
             .unwrap_or(0);
     }
     // Bit `p`: a period `p` that bits 0 to `FILTERED_BITS - 1` of the mask agree with.
-    let mut candidates: BlockMask = full_mask(longest + 1) & !full_mask(2);
+    let mut candidates: BlockMask = full_mask(MAX_PERIOD + 1) & !full_mask(2);
     for i in 0..FILTERED_BITS {
         // Bit `p` of `from_i`, or of its complement where bit `i` is 0, is bit `i + p`.
         let from_i = mask >> i;
@@ -1219,6 +1213,18 @@ fn period(mask: BlockMask, known: usize, longest: usize) -> usize {
         candidates &= candidates - 1;
     }
     0
+}
+
+/// Is `mask`, the mask of a whole window, crowded enough for [`Way::Branches`]: at least
+/// half of its blocks non-ASCII, but not all? (Without the half, the regular spacings of
+/// 192 to 448 B lost up to 20% by branches; with "at least half" and no period, jittered
+/// spacings of 96 and 128 B lost 30% to 35% to mispredicted branches: `docs/design.md`,
+/// session 43.) The count rejects the masks of most text (with 16-byte registers, built
+/// without POPCNT, it takes a dozen instructions, once per window of 4 KiB) before any
+/// period is looked for.
+#[inline(always)]
+fn is_crowded(mask: BlockMask) -> bool {
+    mask.count_ones() >= WINDOW as u32 / 2 && mask != full_mask(WINDOW)
 }
 
 /// Is `mask`, the mask of a whole window, the same every `period` blocks (`0 < period <
@@ -1245,6 +1251,12 @@ const MAX_PERIOD: usize = 32;
 /// Bytes left after a window from which [`period`] looks for periods up to
 /// [`MAX_PERIOD`] blocks, not only [`SHORT_PERIOD`]: 128 KiB, 32 windows.
 const LONG_PERIODS_LEFT: usize = 128 * 1024;
+
+/// Crowded windows after one without a period of up to [`MAX_PERIOD`] blocks during
+/// which [`period`] looks only for periods of up to [`SHORT_PERIOD`]: text that is
+/// crowded but not periodic (mixed text such as Russian man pages, jittered spacings)
+/// pays for the longer search once in 17 windows, not at each.
+const LONG_SEARCH_PAUSE: u32 = 16;
 
 /// Bits of a mask that [`period`] filters its candidate periods by before comparing the
 /// whole mask: 8. (With 4, jittered spacings lost up to 6%, by more candidates and a
@@ -1302,6 +1314,9 @@ struct Mode {
     /// The period of the last window's mask if the next window is by branches
     /// ([`period`]), else 0.
     period: usize,
+    /// Crowded windows left before [`period`] looks for long periods again
+    /// ([`LONG_SEARCH_PAUSE`]).
+    long_pause: u32,
 }
 
 impl Mode {
@@ -1326,6 +1341,7 @@ impl Mode {
             ascii_start: starts_ascii,
             mostly_ascii: false,
             period: 0,
+            long_pause: 0,
         }
     }
 
@@ -1339,27 +1355,36 @@ impl Mode {
             self.way = Way::Full;
             self.full_left = FULL_RUN;
             self.period = 0;
-        } else {
-            self.period = match blocks {
-                WINDOW => period(mask, self.period, self.longest_period(left)),
-                _ => 0,
-            };
+        } else if blocks == WINDOW && is_crowded(mask) {
+            let long = self.long_periods(left);
+            self.period = period(mask, self.period, long);
+            if self.period == 0 && long {
+                self.long_pause = LONG_SEARCH_PAUSE;
+            }
             self.way = match self.period {
                 0 => Way::Mask,
                 _ => Way::Branches,
             };
+        } else {
+            self.period = 0;
+            self.way = Way::Mask;
         }
     }
 
-    /// The longest period that [`period`] is to look for after this window, with `left`
-    /// bytes after it: [`MAX_PERIOD`] in a run of windows by branches, which has learned
-    /// its pattern, or where enough input is left to learn one; else [`SHORT_PERIOD`].
+    /// Is [`period`] to look for periods of up to [`MAX_PERIOD`] blocks in a crowded
+    /// window with `left` bytes after it, not only [`SHORT_PERIOD`]? In a run of windows by
+    /// branches, which has learned its pattern, or where enough input is left to learn
+    /// one and no search for one has failed in the last [`LONG_SEARCH_PAUSE`] crowded
+    /// windows.
     #[inline(always)]
-    fn longest_period(&self, left: usize) -> usize {
-        if self.way == Way::Branches || left >= LONG_PERIODS_LEFT {
-            MAX_PERIOD
+    fn long_periods(&mut self, left: usize) -> bool {
+        if self.way == Way::Branches {
+            true
+        } else if self.long_pause > 0 {
+            self.long_pause -= 1;
+            false
         } else {
-            SHORT_PERIOD
+            left >= LONG_PERIODS_LEFT
         }
     }
 
@@ -1826,9 +1851,6 @@ mod tests {
     /// The shortest period of 2 to `longest` blocks of a crowded mask, found by comparing
     /// every one: what [`period`] must find with its filter.
     fn shortest_period(mask: BlockMask, longest: usize) -> usize {
-        if mask.count_ones() < WINDOW as u32 / 2 || mask == full_mask(WINDOW) {
-            return 0;
-        }
         (2..=longest)
             .find(|&p| (0..WINDOW - p).all(|i| (mask >> i) & 1 == (mask >> (i + p)) & 1))
             .unwrap_or(0)
@@ -1858,10 +1880,13 @@ mod tests {
                     mask ^= next() & next() & next() & next();
                 }
             }
-            for longest in [SHORT_PERIOD, MAX_PERIOD] {
+            if !is_crowded(mask) {
+                continue;
+            }
+            for (long, longest) in [(false, SHORT_PERIOD), (true, MAX_PERIOD)] {
                 let expected = shortest_period(mask, longest);
                 assert_eq!(
-                    period(mask, 0, longest),
+                    period(mask, 0, long),
                     expected,
                     "{mask:#x}, up to {longest}"
                 );
@@ -1869,7 +1894,7 @@ mod tests {
                 if expected != 0 {
                     // A known period that holds is kept; one that does not is replaced.
                     if 2 * expected < WINDOW {
-                        assert_eq!(period(mask, 2 * expected, longest), 2 * expected);
+                        assert_eq!(period(mask, 2 * expected, long), 2 * expected);
                     }
                     let other = expected + 1;
                     let kept = if repeats_every(mask, other) {
@@ -1877,7 +1902,7 @@ mod tests {
                     } else {
                         expected
                     };
-                    assert_eq!(period(mask, other, longest), kept, "{mask:#x}");
+                    assert_eq!(period(mask, other, long), kept, "{mask:#x}");
                 }
             }
         }
