@@ -1243,9 +1243,10 @@ const SHORT_PERIOD: usize = 8;
 /// The longest period in blocks of a mask that [`period`] looks for from a window by
 /// branches, or where the input has at least [`LONG_PERIODS_LEFT`] bytes left: 32, half a
 /// window, so that a period shows twice in a window's mask. Regular spacings of 100 B
-/// repeat every 25 blocks; by branches, at 1 MiB, they were 1.20x faster (AVX2; SSE4.1
-/// 1.07x), but at 64 KiB, where the predictor's learning of so long a pattern is spread
-/// over few windows, 0.95x (`docs/design.md`, session 44).
+/// repeat every 25 blocks; by branches, at 1 MiB, they were 1.23x to 1.31x faster with
+/// AVX2 and 1.07x to 1.11x with SSE4.1 (session 45), but at 64 KiB, where the predictor's
+/// learning of so long a pattern is spread over few windows, 0.95x (session 44; both in
+/// `docs/design.md`).
 const MAX_PERIOD: usize = 32;
 
 /// Bytes left after a window from which [`period`] looks for periods up to
