@@ -1165,12 +1165,12 @@ enum Way {
     /// ([`mask_checking_pending`]).
     Mask,
     /// A window after one by mask or by branches whose mask repeats and is at least half
-    /// non-ASCII ([`period`]): [`check_by_branches`], a branch per block, which the
-    /// predictor learns where non-ASCII characters come at a regular spacing whose blocks
-    /// repeat within 8 blocks (32 in long inputs), crowded: every 96 B (two non-ASCII
-    /// blocks in three), 100 B or 128 B (one in two), for example. There a window by mask has
-    /// many pending blocks, whose checks mostly come after the next window's mask pass,
-    /// in a loop whose exit no predictor learns.
+    /// non-ASCII ([`is_crowded`], [`period`]): [`check_by_branches`], a branch per block,
+    /// which the predictor learns where non-ASCII characters come at a regular spacing
+    /// whose blocks repeat within 8 blocks (32 in long inputs), crowded: every 96 B (two
+    /// non-ASCII blocks in three), 100 B (16 in 25) or 128 B (one in two), for example.
+    /// There a window by mask has many pending blocks, whose checks mostly come after the
+    /// next window's mask pass, in a loop whose exit no predictor learns.
     /// Four builds on Zen 3 (`docs/design.md`, session 44): regular spacings of 96 B 1.03x
     /// to 1.32x faster, of 128 B 1.10x to 1.25x from 256 KiB (at 64 KiB 0.99x to 1.07x);
     /// real files and jittered spacings unchanged. Where a window has fewer non-ASCII
@@ -1859,8 +1859,9 @@ mod tests {
 
     #[test]
     fn period_is_the_shortest_one() {
-        // Random masks of every density, and masks that repeat a random pattern of every
-        // length (most with a few bits flipped, which a period must not survive).
+        // Random masks of two densities, and masks that repeat a random pattern of every
+        // length from 2 to 41 (half of them with a few bits flipped, which most periods do
+        // not survive).
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
         let mut next = move || {
             state ^= state << 13;
