@@ -1004,22 +1004,33 @@ unsafe fn check_unit_ending<V: Vector, const G: usize>(
     }
 }
 
-/// Blocks of [`mask_checking_pending`]'s mask pass per check of the window before it.
+/// Blocks of [`mask_checking_pending`]'s mask pass per check of the window before it:
+/// four with registers of up to 32 bytes, eight with 64-byte ones.
 ///
-/// A block's check is about twice as many instructions as four blocks' ASCII tests, so
-/// a stretch of the pass with a check every four blocks is bound by the front end, and its
-/// loads are issued late; the checks are taken from the window's first pending block on,
-/// so with one per four blocks a window with a few non-ASCII blocks had them all in the
-/// first few steps and none in the rest. One per eight blocks spreads them over twice as
-/// much of the pass. On Zen 4, four builds, against one per four: regular spacings of 384
-/// B to 4 KiB at 64 KiB 0.99x to 1.10x (most 1.02x to 1.07x), jittered ones of 512 B to
-/// 2 KiB 1.03x to 1.08x, pieces of 6 KiB 1.00x, real files 1.00x (AVX-512) and 0.99x
-/// (AVX2, SSE4.1); regular spacings of 128 to 256 B, with 16 to 32 non-ASCII blocks
-/// per window, more of whose checks now come after the pass, 0.94x to 1.03x (AVX2 0.94x
-/// to 0.97x), and word lists down to 0.92x. Choosing the spacing per window by the
-/// number of pending blocks cost real text 1% to 2% in mispredicted choices
-/// (`docs/design.md`, session 40).
-const BLOCKS_PER_PENDING_CHECK: usize = 8;
+/// A block's check is about twice as many instructions as four blocks' ASCII tests, and
+/// the checks are taken from the window's first pending block on, so the spacing decides
+/// how much of the pass a window's checks are spread over, and how many of them are left
+/// for after it (up to 16 per pass with four, 8 with eight).
+/// - On Zen 4 (session 40), eight against four: regular spacings of 384 B to 4 KiB at 64
+///   KiB 0.99x to 1.10x, jittered ones of 512 B to 2 KiB 1.03x to 1.08x; regular 128 to
+///   256 B (16 to 32 non-ASCII blocks per window) 0.94x to 1.03x; real files 1.00x with
+///   AVX-512, 0.99x with AVX2 and SSE4.1. So eight with AVX-512, which only Zen 4 and
+///   Intel's CPUs run.
+/// - On Zen 3 (session 46), the AVX2 kernel's main target, four against eight: real files
+///   1.008x to 1.026x in four runs of both corpora, with AVX2 and with SSE4.1; regular
+///   192 to 384 B at 64 KiB, the cells under `simdutf8`, 1.00x to 1.06x; but regular 500
+///   B 0.96x to 0.97x, and 96 to 128 B 0.94x to 0.98x.
+///
+/// Choosing the spacing per window by the number of pending blocks cost real text 1% to
+/// 2% in mispredicted choices (`docs/design.md`, session 40).
+#[inline(always)]
+fn blocks_per_pending_check<V: Vector>() -> usize {
+    if V::BYTES == 64 {
+        8
+    } else {
+        4
+    }
+}
 
 /// A window by mask of blocks whose checks wait for the next window's mask pass
 /// ([`mask_checking_pending`]): where it starts and its mask.
@@ -1038,14 +1049,14 @@ struct Pending {
 /// at a mispredicted exit that resolves only when the mask is complete. So the window's
 /// memory pass and its checks run one after the other. Here the checks come from the
 /// last window's mask, known before the first load: a check every
-/// [`BLOCKS_PER_PENDING_CHECK`] blocks of the mask pass (the rest after it), on addresses
+/// [`blocks_per_pending_check`] blocks of the mask pass (the rest after it), on addresses
 /// that wait for nothing, so that the checks run while the mask pass waits for memory.
 /// (Measured on Zen 4, `docs/design.md`: regular spacings that are not a multiple of a
 /// block 1.06x to 1.19x faster with AVX2, real files 1.06x to 1.09x with each kernel.)
 ///
 /// # Safety
 /// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `pending` is the window just
-/// before; `W` is a multiple of [`BLOCKS_PER_PENDING_CHECK`] and at most [`WINDOW`]; the
+/// before; `W` is a multiple of [`blocks_per_pending_check`] and at most [`WINDOW`]; the
 /// CPU must support `V`.
 #[inline(always)]
 unsafe fn mask_checking_pending<V: Vector, const W: usize>(
@@ -1054,7 +1065,8 @@ unsafe fn mask_checking_pending<V: Vector, const W: usize>(
     pos: usize,
     pending: Pending,
 ) -> (BlockMask, V) {
-    debug_assert!(W % BLOCKS_PER_PENDING_CHECK == 0 && W <= WINDOW);
+    let step_blocks = blocks_per_pending_check::<V>();
+    debug_assert!(W % step_blocks == 0 && W <= WINDOW);
     let Pending {
         pos: before,
         non_ascii: listed,
@@ -1069,13 +1081,9 @@ unsafe fn mask_checking_pending<V: Vector, const W: usize>(
         let ends_before_ascii = !(listed >> 1) & (full_mask(W) >> 1);
         let mut todo = listed;
         let mut reversed: BlockMask = 0;
-        for step in (0..W).step_by(BLOCKS_PER_PENDING_CHECK) {
-            reversed = push_non_ascii_units::<V, 1>(
-                reversed,
-                bytes,
-                pos + step * BLOCK,
-                BLOCKS_PER_PENDING_CHECK,
-            );
+        for step in (0..W).step_by(step_blocks) {
+            reversed =
+                push_non_ascii_units::<V, 1>(reversed, bytes, pos + step * BLOCK, step_blocks);
             if todo != 0 {
                 let i = todo.trailing_zeros() as usize;
                 todo &= todo - 1;
