@@ -1017,9 +1017,10 @@ unsafe fn check_unit_ending<V: Vector, const G: usize>(
 ///   AVX-512, 0.99x with AVX2 and SSE4.1. So eight with AVX-512, which only Zen 4 and
 ///   Intel's CPUs run.
 /// - On Zen 3 (session 46), the AVX2 kernel's main target, four against eight: real files
-///   1.008x to 1.026x in four runs of both corpora, with AVX2 and with SSE4.1; regular
-///   192 to 384 B at 64 KiB, the cells under `simdutf8`, 1.00x to 1.06x; but regular 500
-///   B 0.96x to 0.97x, and 96 to 128 B 0.94x to 0.98x.
+///   1.008x to 1.026x in three runs over both corpora, with AVX2 and with SSE4.1; regular
+///   192 to 384 B at 64 KiB, the cells under `simdutf8`, mostly 1.01x to 1.06x (the
+///   lowest 0.96x); but regular 500 B 0.96x to 0.97x, and 96 to 128 B 0.94x to 0.98x.
+///   (NEON, with 16-byte registers, takes four as SSE4.1 does; it was not measured.)
 ///
 /// Choosing the spacing per window by the number of pending blocks cost real text 1% to
 /// 2% in mispredicted choices (`docs/design.md`, session 40).

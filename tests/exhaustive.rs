@@ -378,7 +378,7 @@ fn an_error_at_every_position_of_long_text() {
 /// Windows with many non-ASCII blocks that are not dense: an `é` every 96 to 200 bytes.
 /// At 200 B every window is by mask and is followed by another, with more non-ASCII
 /// blocks than the next window's mask pass has checks for (`blocks_per_pending_check` in
-/// `src/generic.rs`), so that most of its checks come after that pass. At 96 and 128 B
+/// `src/generic.rs`), so that some of its checks come after that pass. At 96 and 128 B
 /// (two non-ASCII blocks in three, one in two) the first window is by mask and hands the
 /// others to a branch per block (`Way::Branches`); at 100 B too, whose masks repeat every
 /// 25 blocks, in a text long enough for such periods (`LONG_PERIODS_LEFT`, 128 KiB after
