@@ -1019,7 +1019,8 @@ unsafe fn check_unit_ending<V: Vector, const G: usize>(
 /// - On Zen 3 (session 46), the AVX2 kernel's main target, four against eight: real files
 ///   1.008x to 1.026x in three runs over both corpora, with AVX2 and with SSE4.1; regular
 ///   192 to 384 B at 64 KiB, the cells under `simdutf8`, mostly 1.01x to 1.06x (the
-///   lowest 0.96x); but regular 500 B 0.96x to 0.97x, and 96 to 128 B 0.94x to 0.98x.
+///   lowest 0.96x); but regular 500 B 0.96x to 0.97x (and 96 to 128 B, whose windows go
+///   by branches after the first and never reach this, 0.94x to 0.98x: code placement).
 ///   (NEON, with 16-byte registers, takes four as SSE4.1 does; it was not measured.)
 ///
 /// Choosing the spacing per window by the number of pending blocks cost real text 1% to
