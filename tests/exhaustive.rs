@@ -727,11 +727,19 @@ impl ByRegister {
 /// every block position), and so may the other blocks ([`Neighbours`]). `keep(region,
 /// boundary, neighbours)` picks the placements: `boundary` is the index within the region
 /// (0 is its start).
+///
+/// With `within` > 0, the sequence goes `within` bytes after each block boundary instead,
+/// at a register boundary inside the block ([`register_placements`]). Each block's `é`
+/// stands `within + 30` bytes (mod 64) after its start, away from that boundary: the
+/// neighbour "before" is then the block before the one that holds the sequence, and the
+/// neighbour "after" that block itself.
 fn block_placements(
     first: usize,
     n: usize,
+    within: usize,
     keep: impl Fn(Region, usize, Neighbours) -> bool,
 ) -> Vec<Placement> {
+    let e_at = (within + 30) % 64;
     let mut placements = Vec::new();
     for region in Region::all() {
         let Some((blocks, set_up, after)) = region.layout(first) else {
@@ -750,7 +758,7 @@ fn block_placements(
             for block in blocks {
                 put_e_acute(
                     &mut background,
-                    first + (w * WINDOW_BLOCKS + block) * 64 + 30,
+                    first + (w * WINDOW_BLOCKS + block) * 64 + e_at,
                 );
             }
         }
@@ -768,15 +776,15 @@ fn block_placements(
                 let mut input = background.clone();
                 if neighbours.dense {
                     for block in 0..blocks + after {
-                        put_e_acute(&mut input, start + block * 64 + 30);
+                        put_e_acute(&mut input, start + block * 64 + e_at);
                     }
                 }
                 if neighbours.decoy {
-                    put_e_acute(&mut input, start + 30);
+                    put_e_acute(&mut input, start + e_at);
                 }
                 if matches!(region, Region::Window(Way::MaskAhead)) && !neighbours.dense {
                     for block in [(index + 16) % WINDOW_BLOCKS, (index + 40) % WINDOW_BLOCKS] {
-                        put_e_acute(&mut input, start + block * 64 + 30);
+                        put_e_acute(&mut input, start + block * 64 + e_at);
                     }
                 }
                 let spacing = match region {
@@ -786,7 +794,7 @@ fn block_placements(
                 };
                 if let Some((first, gap)) = spacing {
                     for block in (first..blocks + after).step_by(gap) {
-                        put_e_acute(&mut input, start + block * 64 + 30);
+                        put_e_acute(&mut input, start + block * 64 + e_at);
                     }
                 }
                 // (Written over the dense `é`s, so that an ASCII neighbour is one.)
@@ -795,11 +803,12 @@ fn block_placements(
                     input[at..at + 2].copy_from_slice(bytes);
                 };
                 if !no_block_before {
-                    neighbour(&mut input, boundary - 34, neighbours.before);
+                    neighbour(&mut input, boundary - 64 + e_at, neighbours.before);
                 }
-                neighbour(&mut input, boundary + 30, neighbours.after);
+                neighbour(&mut input, boundary + e_at, neighbours.after);
                 // Ending at the boundary, across it in every split, starting at it.
-                for offset in boundary - n..=boundary {
+                let at = boundary + within;
+                for offset in at - n..=at {
                     placements.push((offset, input.clone()));
                 }
             }
@@ -835,6 +844,7 @@ fn every_pair_across_blocks() {
             block_placements(
                 set.register,
                 2,
+                0,
                 |region, boundary, neighbours| match region {
                     Region::Rest(None) => !small || neighbours.is_ascii(),
                     Region::Rest(Some(Way::Ascii)) => !small,
@@ -866,7 +876,7 @@ fn class_triples_across_blocks() {
     let small = small_tests();
     let half = WINDOW_BLOCKS / 2;
     for set in ByRegister::all() {
-        let placements = block_placements(set.register, 3, |region, boundary, neighbours| {
+        let placements = block_placements(set.register, 3, 0, |region, boundary, neighbours| {
             if small && !matches!(region, Region::Rest(None)) && !neighbours.is_ascii() {
                 return false;
             }
@@ -899,7 +909,7 @@ fn every_triple_across_a_block() {
     // on) and after an ASCII window (by mask); both splits.
     for set in ByRegister::all() {
         let placements: Vec<Placement> =
-            block_placements(set.register, 3, |region, boundary, neighbours| {
+            block_placements(set.register, 3, 0, |region, boundary, neighbours| {
                 matches!(region, Region::Rest(None | Some(Way::Ascii)))
                     && boundary == 1
                     && neighbours.is_ascii()
@@ -923,6 +933,77 @@ fn every_triple_across_a_block() {
             placements
         };
         check_every_sequence::<3>(&placements, &set.kernels, false);
+    }
+}
+
+/// [`block_placements`] across each register boundary inside a block (16, 32 and 48 bytes
+/// in with 16-byte registers, 32 with 32-byte ones; none with 64-byte ones), in every
+/// split: a sequence that ends or starts at one lies within a register.
+fn register_placements(
+    register: usize,
+    n: usize,
+    keep: impl Fn(Region, usize, Neighbours) -> bool + Copy,
+) -> Vec<Placement> {
+    (register..64)
+        .step_by(register)
+        .flat_map(|within| {
+            // (Blocks start `register` bytes (mod 64) into the input, after the first
+            // register.)
+            block_placements(register, n, within, keep)
+                .into_iter()
+                .filter(move |(offset, _)| {
+                    let in_block = (offset - register) % 64;
+                    in_block < within && within < in_block + n
+                })
+        })
+        .collect()
+}
+
+/// The register boundaries inside a block of the main loop. With 16-byte registers on x86
+/// the high nibbles of the bytes before each register of a block but the first come from
+/// the register before (`check_block` and `HIGH_NIBBLES_FROM_REGISTERS` in
+/// src/generic.rs), so each is a boundary of its own code. Every pair across each, in a
+/// window by mask, in one checked during the next window's mask pass and in one of dense
+/// text checked whole (`Full`), at its second and middle blocks, with ASCII around or in
+/// dense text; and every triple of byte classes across each, in every way of a window
+/// (second and middle blocks) and in the blocks after no window and after a dense one
+/// (second block), with each neighbour but the decoy. Under emulation
+/// (`UTF8CHECK_SMALL_TESTS`; NEON takes these nibbles from the bytes), only the triples
+/// in the window by mask and the dense one, at the second block, with ASCII around or in
+/// dense text.
+#[test]
+fn sequences_across_the_registers_of_a_block() {
+    let small = small_tests();
+    let half = WINDOW_BLOCKS / 2;
+    let ascii_or_dense = |neighbours: Neighbours| {
+        (neighbours.is_ascii() && !neighbours.decoy)
+            || (neighbours.dense && neighbours.before && neighbours.after)
+    };
+    for set in ByRegister::all() {
+        if !small {
+            let pairs = register_placements(set.register, 2, |region, boundary, neighbours| {
+                matches!(
+                    region,
+                    Region::Window(Way::Full | Way::Mask | Way::MaskAhead)
+                ) && [1, half].contains(&boundary)
+                    && ascii_or_dense(neighbours)
+            });
+            check_every_sequence::<2>(&pairs, &set.kernels, set.dispatched);
+        }
+        let triples = register_placements(set.register, 3, |region, boundary, neighbours| {
+            if small {
+                return matches!(region, Region::Window(Way::Full | Way::Mask))
+                    && boundary == 1
+                    && ascii_or_dense(neighbours);
+            }
+            !neighbours.decoy
+                && match region {
+                    Region::Window(_) => [1, half].contains(&boundary),
+                    Region::Rest(None | Some(Way::Full)) => boundary == 1,
+                    _ => false,
+                }
+        });
+        check_class_sequences::<3>(&triples, &set.kernels, set.dispatched);
     }
 }
 

@@ -102,10 +102,16 @@ impl Vector for Avx2 {
     }
 
     #[inline(always)]
-    unsafe fn lookup_high_nibble(self, table: Self) -> Self {
+    unsafe fn high_nibbles(self) -> Self {
         // There is no 8-bit shift: shift 16-bit lanes and mask off the bits that crossed.
         // SAFETY: AVX2 is supported (trait contract).
-        unsafe { Avx2(_mm256_srli_epi16::<4>(self.0)).lookup_low_nibble(table) }
+        unsafe { Avx2(_mm256_srli_epi16::<4>(self.0)).and(Self::splat(0x0F)) }
+    }
+
+    #[inline(always)]
+    unsafe fn lookup(self, table: Self) -> Self {
+        // SAFETY: AVX2 is supported (trait contract).
+        unsafe { Avx2(_mm256_shuffle_epi8(table.0, self.0)) }
     }
 
     #[inline(always)]
@@ -113,10 +119,7 @@ impl Vector for Avx2 {
         // (`vpshufb` reads an index's low four bits, and zeros the byte where its high
         // bit is set: the mask clears both the high nibble and that bit.)
         // SAFETY: AVX2 is supported (trait contract).
-        unsafe {
-            let indices = _mm256_and_si256(self.0, _mm256_set1_epi8(0x0F));
-            Avx2(_mm256_shuffle_epi8(table.0, indices))
-        }
+        unsafe { self.and(Self::splat(0x0F)).lookup(table) }
     }
 
     #[inline(always)]

@@ -101,20 +101,27 @@ impl Vector for Avx512 {
     }
 
     #[inline(always)]
-    unsafe fn lookup_high_nibble(self, table: Self) -> Self {
+    unsafe fn high_nibbles(self) -> Self {
         // There is no 8-bit shift: shifting 16-bit lanes moves bits of the next byte into
-        // bits 4 to 7 of each index, which `lookup_low_nibble` ignores.
+        // bits 4 to 7 of each index, which `lookup` ignores.
         // SAFETY: AVX-512BW is supported (trait contract).
-        unsafe { Avx512(_mm512_srli_epi16::<4>(self.0)).lookup_low_nibble(table) }
+        unsafe { Avx512(_mm512_srli_epi16::<4>(self.0)) }
     }
 
     #[inline(always)]
-    unsafe fn lookup_low_nibble(self, table: Self) -> Self {
+    unsafe fn lookup(self, table: Self) -> Self {
         // `vpermb` (VBMI) reads the low six bits of each index, across the register:
         // `table` repeats its 16 entries in every 128-bit lane, so bits 4 and 5 do not
         // change the entry, and no mask is needed (`vpshufb` would need one).
         // SAFETY: AVX-512 VBMI is supported (trait contract).
         unsafe { Avx512(_mm512_permutexvar_epi8(self.0, table.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn lookup_low_nibble(self, table: Self) -> Self {
+        // (`lookup` ignores the high nibble: see there.)
+        // SAFETY: AVX-512 VBMI is supported (trait contract).
+        unsafe { self.lookup(table) }
     }
 
     #[inline(always)]

@@ -79,15 +79,21 @@ impl Vector for Neon {
     }
 
     #[inline(always)]
-    unsafe fn lookup_high_nibble(self, table: Self) -> Self {
+    unsafe fn high_nibbles(self) -> Self {
         // SAFETY: NEON is supported (trait contract).
-        unsafe { Neon(vqtbl1q_u8(table.0, vshrq_n_u8::<4>(self.0))) }
+        unsafe { Neon(vshrq_n_u8::<4>(self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn lookup(self, table: Self) -> Self {
+        // SAFETY: NEON is supported (trait contract).
+        unsafe { Neon(vqtbl1q_u8(table.0, self.0)) }
     }
 
     #[inline(always)]
     unsafe fn lookup_low_nibble(self, table: Self) -> Self {
         // SAFETY: NEON is supported (trait contract).
-        unsafe { Neon(vqtbl1q_u8(table.0, vandq_u8(self.0, vdupq_n_u8(0x0F)))) }
+        unsafe { Neon(vandq_u8(self.0, vdupq_n_u8(0x0F))).lookup(table) }
     }
 
     #[inline(always)]

@@ -82,22 +82,28 @@ impl Vector for Sse41 {
     }
 
     #[inline(always)]
-    unsafe fn lookup_high_nibble(self, table: Self) -> Self {
+    unsafe fn high_nibbles(self) -> Self {
         // There is no 8-bit shift: shift 16-bit lanes and mask off the bits that crossed.
         // SAFETY: SSE4.1 is supported (trait contract).
-        unsafe { Sse41(_mm_srli_epi16::<4>(self.0)).lookup_low_nibble(table) }
+        unsafe { Sse41(_mm_srli_epi16::<4>(self.0)).and(Self::splat(0x0F)) }
+    }
+
+    #[inline(always)]
+    unsafe fn lookup(self, table: Self) -> Self {
+        // SAFETY: SSE4.1 (and so SSSE3) is supported (trait contract).
+        unsafe { Sse41(_mm_shuffle_epi8(table.0, self.0)) }
     }
 
     #[inline(always)]
     unsafe fn lookup_low_nibble(self, table: Self) -> Self {
         // (`pshufb` reads an index's low four bits, and zeros the byte where its high bit
         // is set: the mask clears both the high nibble and that bit.)
-        // SAFETY: SSE4.1 (and so SSSE3) is supported (trait contract).
-        unsafe {
-            let indices = _mm_and_si128(self.0, _mm_set1_epi8(0x0F));
-            Sse41(_mm_shuffle_epi8(table.0, indices))
-        }
+        // SAFETY: SSE4.1 is supported (trait contract).
+        unsafe { self.and(Self::splat(0x0F)).lookup(table) }
     }
+
+    /// `palignr` for `psrlw` and `pand` ([`generic::check_block`]).
+    const HIGH_NIBBLES_FROM_REGISTERS: bool = true;
 
     #[inline(always)]
     unsafe fn prev1(self, prev: Self) -> Self {

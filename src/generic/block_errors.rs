@@ -71,7 +71,8 @@ pub(crate) unsafe fn block_errors<V: Vector>(
             // byte before one of those is an error of its own, too short, in the tables).
             // (Testing the second byte for a continuation byte as well made the walk 2% to
             // 3% slower at one error per ~64 bytes.)
-            let fits = pair_errors(&k, byte1, byte0).equal(zero);
+            let fits =
+                pair_errors(&k, byte1.high_nibbles(), byte0, byte0.high_nibbles()).equal(zero);
             let t1 = high0.and(fits);
             let t2 = t1
                 .and(three0)
