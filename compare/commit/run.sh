@@ -31,8 +31,8 @@
 # 0.82x to 1.24x against itself in single runs on the Zen 4 host of session 35, and
 # 0.94x to 1.06x as the geometric mean of both builds at two shifts. So each build prints
 # its table (per input, GB/s of each copy, new / base and new / simdutf8 for the public
-# `is_valid` and each kernel the CPU has), and the last table is the geometric mean of
-# the ratios over all builds.
+# `is_valid` and each kernel the CPU has), and the last table is the geometric mean and
+# the median of the ratios over all builds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -117,17 +117,26 @@ if not rows:
     sys.exit("No input had such pieces in any build.")
 def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values))
+def median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else math.sqrt(values[mid - 1] * values[mid])
 builds = max(len(r) for r in rows.values())
-print(f"Over all {builds} builds: geometric means of new / base (each build's) and new / peer\n")
-print("| input | kernel | new / base | each build | new / peer |")
-print("|---|---|---:|---|---:|")
+# The median of the builds as well: on a host whose speed drifts, one build of four can
+# read 0.65x or 1.45x, which moves the geometric mean by 10% and the median hardly.
+print(f"Over all {builds} builds: geometric means and medians of new / base (each build's), and new / peer\n")
+print("| input | kernel | new / base | median | each build | new / peer |")
+print("|---|---|---:|---:|---|---:|")
 by_group = {}
 for (name, group), values in rows.items():
     each = " ".join(f"{v[0]:.2f}" for v in values)
-    mean = geomean([v[0] for v in values])
-    by_group.setdefault(group, []).append(mean)
-    print(f"| {name} | {group} | {mean:.3f}x | {each} | {geomean([v[1] for v in values]):.3f}x |")
+    ratios = [v[0] for v in values]
+    mean, mid = geomean(ratios), median(ratios)
+    by_group.setdefault(group, []).append((mean, mid))
+    print(f"| {name} | {group} | {mean:.3f}x | {mid:.3f}x | {each} | {geomean([v[1] for v in values]):.3f}x |")
 print()
-for group, means in by_group.items():
-    print(f"{group}: geometric mean new / base over the inputs {geomean(means):.3f}x")
+for group, pairs in by_group.items():
+    means = geomean([p[0] for p in pairs])
+    mids = geomean([p[1] for p in pairs])
+    print(f"{group}: geometric mean new / base over the inputs {means:.3f}x (of the medians {mids:.3f}x)")
 PY
