@@ -309,11 +309,12 @@ unsafe fn check_in_memory<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
 ///
 /// Where [`Vector::HIGH_NIBBLES_FROM_REGISTERS`], the high nibbles of the bytes before
 /// each register but the first come from the register before's, which the check of that
-/// register computed: with SSE4.1 one `palignr` instead of a shift and a mask, 15
-/// instructions per register rather than 16 on Zen 3's four vector pipes. Four builds
-/// (`docs/design.md`, session 47): dense real files 1.02x to 1.07x faster with SSE4.1.
-/// With AVX2 the `prev1` of a 32-byte register needs a permute across lanes as well, and
-/// the same files read 0.69x to 0.72x.
+/// register computed: with SSE4.1 one `palignr` instead of a shift and a mask, 15 vector
+/// operations per register rather than 16 for Zen 3's four vector pipes. On Zen 3
+/// (`docs/design.md`, session 47), SSE4.1 against the check from the bytes: dense real
+/// files 1.02x to 1.05x faster (medians of eight builds), both corpora 1.004x and 1.010x,
+/// sparse density cells 0.975x to 1.00x. With AVX2 the `prev1` of a 32-byte register needs
+/// a permute across lanes as well, and dense files read 0.69x to 0.72x.
 ///
 /// # Safety
 /// `ptr - 3 .. ptr + BLOCK` must be in bounds, and the CPU must support `V`.
