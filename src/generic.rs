@@ -312,7 +312,7 @@ unsafe fn check_in_memory<V: Vector>(k: &Constants<V>, ptr: *const u8) -> V {
 /// register computed: with SSE4.1 one `palignr` instead of a shift and a mask, 15 vector
 /// operations per register rather than 16 for Zen 3's four vector pipes. On Zen 3
 /// (`docs/design.md`, session 47), SSE4.1 against the check from the bytes: dense real
-/// files 1.02x to 1.05x faster (medians of eight builds), both corpora 1.004x and 1.010x,
+/// files 1.02x to 1.05x faster (medians of four builds), both corpora 1.004x and 1.010x,
 /// sparse density cells 0.975x to 1.00x. With AVX2 the `prev1` of a 32-byte register needs
 /// a permute across lanes as well, and dense files read 0.69x to 0.72x.
 ///
