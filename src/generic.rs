@@ -135,8 +135,16 @@ pub(crate) trait Vector: Copy {
     /// Per byte, `table[self]`, where `self` holds indices from [`Vector::high_nibbles`]
     /// and `table` is a [`Vector::table`].
     unsafe fn lookup(self, table: Self) -> Self;
-    /// Per byte, `table[self & 0x0F]`, where `table` is a [`Vector::table`].
-    unsafe fn lookup_low_nibble(self, table: Self) -> Self;
+    /// Per byte, `table[self & 0x0F]`, where `table` is a [`Vector::table`]. By default
+    /// the mask, then [`Vector::lookup`]: `pshufb` and NEON's `tbl` would read an index
+    /// with its high bit set as a zero (`tbl`: any index over 15), so the mask clears both
+    /// the high nibble and that bit. AVX-512's `vpermb` reads an index's low six bits
+    /// from a table repeated in every 128-bit lane, and needs no mask.
+    #[inline(always)]
+    unsafe fn lookup_low_nibble(self, table: Self) -> Self {
+        // SAFETY: the CPU supports `Self` (trait contract); no memory is accessed.
+        unsafe { self.and(Self::splat(0x0F)).lookup(table) }
+    }
     /// Whether [`check_block`] takes the high nibbles of the bytes before each of a block's
     /// registers but the first from the register before ([`Vector::prev1`] of its
     /// [`Vector::high_nibbles`]) rather than from those bytes: where `prev1` is one

@@ -115,14 +115,6 @@ impl Vector for Avx2 {
     }
 
     #[inline(always)]
-    unsafe fn lookup_low_nibble(self, table: Self) -> Self {
-        // (`vpshufb` reads an index's low four bits, and zeros the byte where its high
-        // bit is set: the mask clears both the high nibble and that bit.)
-        // SAFETY: AVX2 is supported (trait contract).
-        unsafe { self.and(Self::splat(0x0F)).lookup(table) }
-    }
-
-    #[inline(always)]
     unsafe fn prev1(self, prev: Self) -> Self {
         // SAFETY: AVX2 is supported (trait contract).
         unsafe { Avx2(_mm256_alignr_epi8::<15>(self.0, straddle(prev, self))) }

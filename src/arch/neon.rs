@@ -91,12 +91,6 @@ impl Vector for Neon {
     }
 
     #[inline(always)]
-    unsafe fn lookup_low_nibble(self, table: Self) -> Self {
-        // SAFETY: NEON is supported (trait contract).
-        unsafe { Neon(vandq_u8(self.0, vdupq_n_u8(0x0F))).lookup(table) }
-    }
-
-    #[inline(always)]
     unsafe fn prev1(self, prev: Self) -> Self {
         // SAFETY: NEON is supported (trait contract).
         unsafe { Neon(vextq_u8::<15>(prev.0, self.0)) }

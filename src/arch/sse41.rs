@@ -94,14 +94,6 @@ impl Vector for Sse41 {
         unsafe { Sse41(_mm_shuffle_epi8(table.0, self.0)) }
     }
 
-    #[inline(always)]
-    unsafe fn lookup_low_nibble(self, table: Self) -> Self {
-        // (`pshufb` reads an index's low four bits, and zeros the byte where its high bit
-        // is set: the mask clears both the high nibble and that bit.)
-        // SAFETY: SSE4.1 is supported (trait contract).
-        unsafe { self.and(Self::splat(0x0F)).lookup(table) }
-    }
-
     /// `palignr` for `psrlw` and `pand` ([`generic::check_block`]).
     const HIGH_NIBBLES_FROM_REGISTERS: bool = true;
 
