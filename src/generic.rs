@@ -1314,14 +1314,19 @@ const SHORT_PERIOD: usize = 8;
 /// branches, or where the input has at least [`LONG_PERIODS_LEFT`] bytes left: 32, half a
 /// window, so that a period shows twice in a window's mask. Regular spacings of 100 B
 /// repeat every 25 blocks; by branches, at 1 MiB, they were 1.23x to 1.31x faster with
-/// AVX2 and 1.07x to 1.11x with SSE4.1 (session 45), but at 64 KiB, where the predictor's
-/// learning of so long a pattern is spread over few windows, 0.95x (session 44; both in
-/// `docs/design.md`).
+/// AVX2 and 1.07x to 1.11x with SSE4.1 (session 45); in short inputs, where the
+/// predictor's learning of so long a pattern is spread over few windows, they lose
+/// ([`LONG_PERIODS_LEFT`]; both in `docs/design.md`).
 const MAX_PERIOD: usize = 32;
 
 /// Bytes left after a window from which [`period`] looks for periods up to
-/// [`MAX_PERIOD`] blocks, not only [`SHORT_PERIOD`]: 128 KiB, 32 windows.
-const LONG_PERIODS_LEFT: usize = 128 * 1024;
+/// [`MAX_PERIOD`] blocks, not only [`SHORT_PERIOD`]: 48 KiB, 12 windows, enough to repay
+/// the predictor's learning of a long period. Against 128 KiB (session 48, Zen 3, medians
+/// of eight builds, `is_valid` / AVX2 / SSE4.1): regular spacings of 100 B in 128 KiB
+/// 1.03x, 1.05x, 1.06x; in 64 KiB 0.97x to 1.03x, 0.98x to 1.04x, 1.01x to 1.05x (words
+/// gain, `é` and `€` may lose); jittered spacings and pieces of 64 KiB of real text
+/// 0.99x to 1.02x. With 16 KiB, inputs of 32 KiB read 0.94x to 0.99x at the same spacing.
+const LONG_PERIODS_LEFT: usize = 48 * 1024;
 
 /// Crowded windows after one without a period of up to [`MAX_PERIOD`] blocks during
 /// which [`period`] looks only for periods of up to [`SHORT_PERIOD`]: text that is
