@@ -382,11 +382,12 @@ fn an_error_at_every_position_of_long_text() {
 /// (two non-ASCII blocks in three, one in two) the first window is by mask and hands the
 /// others to a branch per block (`Way::Branches`); at 100 B too, whose masks repeat every
 /// 25 blocks, in a text long enough for such periods (`LONG_PERIODS_LEFT`, 48 KiB after
-/// the window: 80 KiB leaves 68 KiB after the third). An error at each insert of the first three windows, for every kernel, in
-/// five forms, none of which makes a block ASCII (so the windows keep their ways): a stray
-/// continuation byte, a lead byte followed by ASCII or by another lead, and a sequence cut
-/// short by the end of the `é`, which ends a block before an ASCII one every other insert
-/// at 96 B: only the end check of the bytes before that ASCII block catches it.
+/// the window: 80 KiB leave 68 KiB after the third). An error at each insert of the first
+/// three windows, for every kernel, in five forms, none of which makes a block ASCII (so
+/// the windows keep their ways): a stray continuation byte, a lead byte followed by ASCII
+/// or by another lead, and a sequence cut short by the end of the `é`, which ends a block
+/// before an ASCII one every other insert at 96 B: only the end check of the bytes before
+/// that ASCII block catches it.
 #[test]
 fn an_error_at_each_insert_of_crowded_windows() {
     let kernels = kernels();
