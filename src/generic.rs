@@ -1325,7 +1325,7 @@ const MAX_PERIOD: usize = 32;
 /// of eight builds, `is_valid` / AVX2 / SSE4.1): regular spacings of 100 B in 128 KiB
 /// 1.03x, 1.05x, 1.06x; in 64 KiB 0.97x to 1.03x, 0.98x to 1.04x, 1.01x to 1.05x (words
 /// gain, `é` and `€` may lose); jittered spacings and pieces of 64 KiB of real text
-/// 0.99x to 1.02x. With 16 KiB, inputs of 32 KiB read 0.94x to 0.99x at the same spacing.
+/// 0.99x to 1.02x. With 16 KiB, inputs of 32 KiB read 0.94x to 1.00x at the same spacing.
 const LONG_PERIODS_LEFT: usize = 48 * 1024;
 
 /// Crowded windows after one without a period of up to [`MAX_PERIOD`] blocks during
