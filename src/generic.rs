@@ -54,7 +54,8 @@
 //!
 //! # Inputs by length
 //! Short inputs are common (JSON fields, keys, protocol tokens), and for them the fixed
-//! costs matter more than the loop. [`validate`] picks one of three shapes:
+//! costs matter more than the loop. A kernel's `validate` entry point (`entry_points!` in
+//! `arch/mod.rs`) picks one of three shapes:
 //!
 //! * under `BYTES + 3` bytes ([`validate_short`]): one or two registers filled with loads
 //!   that never touch a byte outside the slice ([`Vector::load_partial`]), zero-padded;
@@ -71,15 +72,16 @@
 //!   16-byte registers) skipped up to the first that is not; then every register from
 //!   there checked without further branches and one error test;
 //! * longer: the first register; from a window on, where it is ASCII, the ASCII pairs of
-//!   blocks after it skipped in one loop before anything else (pure ASCII, the commonest
-//!   input, then takes few branches, which counts where the predictor has forgotten this
-//!   code: `docs/design.md`, session 36); the main loop's windows (from 4 KiB on), the
-//!   blocks after them and the end ([`check_rest`]).
+//!   blocks after it skipped in one loop before anything else, in the entry point itself
+//!   ([`ascii_start`]: pure ASCII, the commonest input, then takes few branches and runs a
+//!   few cache lines of code, which counts where the predictor and the caches have
+//!   forgotten this code); then, out of line ([`validate_from`]), the main loop's windows
+//!   (from 4 KiB on), the blocks after them and the end ([`check_rest`]).
 //!
 //! (`dispatch.rs` answers inputs of up to 16 ASCII bytes before calling a kernel at all.)
 //!
 //! # Errors
-//! A kernel only says where it first saw trouble: [`validate`] returns `Err(checkpoint)`,
+//! A kernel only says where it first saw trouble: it returns `Err(checkpoint)`,
 //! where no byte before `checkpoint` broke a rule. `scalar::first_error` then finds the
 //! exact std-compatible error from there. Valid input never pays for exact errors. The
 //! chunk walker, which needs every error, uses the second entry point,
@@ -1622,7 +1624,7 @@ unsafe fn first_bad_block<V: Vector>(
 /// windows of 4 blocks instead (the loop until this change), inputs of 300 B to 8 KiB of
 /// real text were 1.05 to 1.35 times slower (`docs/design.md`).
 ///
-/// Returns `Err(checkpoint)` as [`validate`] does.
+/// Returns `Err(checkpoint)` as [`validate_from`] does.
 ///
 /// # Safety
 /// `BYTES <= pos <= bytes.len()` and `bytes.len() >= BYTES + 3`; the CPU must support `V`.
@@ -1752,19 +1754,80 @@ unsafe fn check_rest_by_mask<V: Vector>(
     }
 }
 
-/// Validates `bytes`: `Ok(())` if it is UTF-8, else `Err(checkpoint)` with no rule broken
+/// The first half of validating `bytes` (at least [`windows_from`] long): if its first
+/// register is ASCII, from a window on, its pairs of ASCII blocks after that register
+/// skipped in one loop ([`skip_ascii_pairs`]), before the windows' choice of a way, so
+/// that pure ASCII takes few branches (`docs/design.md`, session 36). `None` if the input
+/// is ASCII to its end (valid); else `Some((start, first_ascii))` for [`validate_from`]:
+/// the windows start at `start`, before which all is ASCII or the first register, and
+/// whether the first register is ASCII.
+///
+/// A kernel's `validate` and `from_utf8` run this inline and call [`validate_from`] out
+/// of line (`entry_points!` in `arch/mod.rs`): pure ASCII runs a few cache lines of code
+/// that save no registers and load no constants. Inside the windows' function (12 KB of
+/// code) it ran a prologue of six pushes and the constants' loads (with AVX-512, 64-byte
+/// broadcasts), then jumped twice to blocks kilobytes away: the first call after other
+/// work waited for those lines. Pure ASCII of 4 KiB to 256 KiB after the benchmarks'
+/// scrub, on an Intel Xeon (session 49): with AVX-512 1.01x to 1.37x faster than that (it
+/// had read 0.72x to 0.95x `simdutf8::basic` at 4 to 64 KiB, now 1.21x to 1.38x), with
+/// SSE4.1 1.00x to 1.10x, with AVX2 1.00x to 1.03x; real text unchanged (whole files 0.99x
+/// to 1.00x, pieces of 2 to 16 KiB 0.97x to 1.03x). Not measured on Zen 3.
+///
+/// # Safety
+/// The CPU must support `V`; `bytes.len() >= windows_from::<V>()`.
+#[inline(always)]
+pub(crate) unsafe fn ascii_start<V: Vector>(bytes: &[u8]) -> Option<(usize, bool)> {
+    // SAFETY: the caller's guarantee.
+    unsafe { ascii_start_in::<V, WINDOW>(bytes) }
+}
+
+/// [`ascii_start`] before windows of `W` blocks: inputs shorter than a window skip nothing
+/// (mixed text shorter than a window lost 3% to 5% to the skip's exit).
+///
+/// # Safety
+/// As [`ascii_start`].
+#[inline(always)]
+unsafe fn ascii_start_in<V: Vector, const W: usize>(bytes: &[u8]) -> Option<(usize, bool)> {
+    let len = bytes.len();
+    debug_assert!(len >= windows_from::<V>());
+    // SAFETY: the first register and the pairs that the skip reads end by `len`; the tail
+    // test reads from `start` on and the last register, within `bytes` (`len >= BYTES`);
+    // the CPU supports `V` (caller's guarantee).
+    unsafe {
+        let first_ascii = V::load(bytes.as_ptr()).is_ascii();
+        if len < W * BLOCK || !first_ascii {
+            return Some((V::BYTES, first_ascii));
+        }
+        let start = skip_ascii_pairs::<V>(bytes, V::BYTES, len);
+        // ASCII to the end: the bytes before the tail leave nothing open.
+        if start + 2 * BLOCK > len && is_ascii_from::<V>(bytes, start) {
+            return None;
+        }
+        Some((start, true))
+    }
+}
+
+/// The second half of validating `bytes`, after [`ascii_start`] (`start` and
+/// `first_ascii` are its answer): the main loop's windows, the blocks after them and the
+/// end. Returns `Ok(())` if `bytes` is UTF-8, else `Err(checkpoint)` with no rule broken
 /// before `checkpoint` (see the module documentation).
 ///
 /// # Safety
-/// The CPU must support `V`.
+/// The CPU must support `V`; `bytes.len() >= windows_from::<V>()`, and `(start,
+/// first_ascii)` is [`ascii_start`]'s answer for `bytes`.
 #[inline(always)]
-pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: the CPU supports `V` (caller's guarantee).
-    unsafe { validate_in_windows::<V, WINDOW>(bytes) }
+pub(crate) unsafe fn validate_from<V: Vector>(
+    bytes: &[u8],
+    start: usize,
+    first_ascii: bool,
+) -> Result<(), usize> {
+    // SAFETY: the caller's guarantee.
+    unsafe { windows_from_start::<V, WINDOW>(bytes, start, first_ascii) }
 }
 
-/// Validates `bytes` as [`validate`] does, with windows of [`EARLY_WINDOW`] blocks: it
-/// stops within 512 bytes of the first error, where [`validate`] checks the rest of its
+/// Validates `bytes` as a kernel's `validate` does ([`ascii_start`], [`validate_from`]),
+/// with windows of [`EARLY_WINDOW`] blocks: it stops within 512 bytes of the first
+/// error, where [`validate_from`] checks the rest of its
 /// 4 KiB window and then that window again up to the failing block
 /// ([`first_bad_block`]). Clean text costs a few percent more (the error test and the
 /// choice of the next window's way come 8 times as often). This is the chunk walker's
@@ -1775,18 +1838,30 @@ pub(crate) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
 /// The CPU must support `V`.
 #[inline(always)]
 pub(crate) unsafe fn validate_early<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: the CPU supports `V` (caller's guarantee).
-    unsafe { validate_in_windows::<V, EARLY_WINDOW>(bytes) }
+    // SAFETY: the CPU supports `V` (caller's guarantee), and `ascii_start` answers for
+    // inputs of `windows_from` and longer, for which `windows_from_start` takes its
+    // answer.
+    unsafe {
+        if bytes.len() < windows_from::<V>() {
+            return validate_without_windows::<V>(bytes);
+        }
+        match ascii_start_in::<V, EARLY_WINDOW>(bytes) {
+            None => Ok(()),
+            Some((start, first_ascii)) => {
+                windows_from_start::<V, EARLY_WINDOW>(bytes, start, first_ascii)
+            }
+        }
+    }
 }
 
-/// The length from which [`validate`] runs its windows; shorter inputs take
-/// [`validate_without_windows`].
+/// The length from which a kernel's `validate` runs [`ascii_start`] and the windows;
+/// shorter inputs take [`validate_without_windows`].
 #[inline(always)]
 pub(crate) fn windows_from<V: Vector>() -> usize {
     V::BYTES + medium_blocks::<V>() * BLOCK
 }
 
-/// [`validate`] for inputs shorter than [`windows_from`]: straight-line code and short
+/// Validation of inputs shorter than [`windows_from`]: straight-line code and short
 /// loops, which keep no more registers than the caller gives them. A kernel's `validate`
 /// entry point runs this inline and calls an out-of-line function for longer inputs
 /// (`entry_points!` in `arch/mod.rs`), so that short inputs save no registers.
@@ -1815,7 +1890,7 @@ pub(crate) unsafe fn validate_without_windows<V: Vector>(bytes: &[u8]) -> Result
 }
 
 /// A kernel's [`crate::kernel::ExactFn`] for inputs shorter than [`windows_from`]:
-/// [`validate`] and `scalar::exact` in one.
+/// [`validate_without_windows`] and `scalar::exact` in one.
 ///
 /// The input's bytes are needed after the check, for the exact error, so a function that
 /// checks and then looks for the error keeps them in registers that it must save on
@@ -1835,42 +1910,35 @@ pub(crate) unsafe fn from_utf8_without_windows<V: Vector>(bytes: &[u8]) -> Resul
     unsafe { scalar::exact(bytes, validate_without_windows::<V>(bytes)) }
 }
 
-/// Validates `bytes` (see [`validate`]) with windows of `W` blocks.
+/// [`validate_from`] with windows of `W` blocks.
 ///
 /// # Safety
-/// The CPU must support `V`; `W` is a multiple of 4 and at most [`WINDOW`] (as
+/// As [`validate_from`]; `W` is a multiple of 4 and at most [`WINDOW`] (as
 /// [`mask_checking_pending`] and [`check_every_block`] need).
 #[inline(always)]
-unsafe fn validate_in_windows<V: Vector, const W: usize>(bytes: &[u8]) -> Result<(), usize> {
+unsafe fn windows_from_start<V: Vector, const W: usize>(
+    bytes: &[u8],
+    start: usize,
+    first_ascii: bool,
+) -> Result<(), usize> {
     let len = bytes.len();
     let ptr = bytes.as_ptr();
     // SAFETY: the CPU supports `V` (caller's guarantee). Every load is in
     // bounds: see the comment at each one.
     unsafe {
-        if len < windows_from::<V>() {
-            return validate_without_windows::<V>(bytes);
-        }
         let k = Constants::<V>::new();
-        // The first register, `len >= BYTES`: no bytes stand before it.
-        let first = V::load(ptr);
-        let first_ascii = first.is_ascii();
-        // Text that starts with ASCII: its pairs of blocks skipped at once, before the
-        // windows' choice of a way, so that pure ASCII takes few branches (`docs/design.md`,
-        // session 36); all ASCII to the end, the bytes after the last pair decide. (From a
-        // window on: shorter mixed text lost 3% to 5% to the skip's exit.)
-        // (The skip reads pairs that end by `len`; `tail_has_errors` needs `BYTES <= start
-        // <= len`, which holds, and `len >= BYTES + 3`, as `len >= windows_from`.)
-        let mut start = V::BYTES;
-        if first_ascii && len >= W * BLOCK {
-            start = skip_ascii_pairs::<V>(bytes, start, len);
-            if start + 2 * BLOCK > len {
-                return match tail_has_errors(&k, bytes, start) {
-                    true => Err(start),
-                    false => Ok(()),
-                };
-            }
+        // Skipped to the end, with a tail that is not ASCII (`ascii_start`): the bytes
+        // before it are ASCII and leave nothing open. (Only after a skip: from `BYTES`
+        // two blocks fit, as `len >= windows_from`. `tail_errors` needs `BYTES <= start`
+        // and `len >= BYTES + 3`.)
+        if start + 2 * BLOCK > len {
+            return match tail_errors(&k, bytes, start).is_zero() {
+                true => Ok(()),
+                false => Err(start),
+            };
         }
-        if !first_ascii && !check_in_registers(&k, first, V::splat(0)).is_zero() {
+        // The first register, `len >= BYTES`: no bytes stand before it.
+        if !first_ascii && !check_in_registers(&k, V::load(ptr), V::splat(0)).is_zero() {
             return Err(0);
         }
         // `start >= BYTES >= 3` from here on, so the three bytes (and the register) before

@@ -510,7 +510,7 @@ impl Way {
     /// input starts with ASCII).
     ///
     /// An all-ASCII window (`Ascii`) leaves the prefix skip of pairs of ASCII blocks
-    /// (`validate_in_windows`) running into the window under test. Every other set-up has
+    /// (`generic::ascii_start`) running into the window under test. Every other set-up has
     /// an `é` in block 0 of its first window: the prefix skip stops at once, and the main
     /// loop's windows start right after the first register, on the grid of these windows.
     /// Then a window with few non-ASCII blocks leaves the next one by mask, a full one
@@ -1009,7 +1009,7 @@ fn sequences_across_the_registers_of_a_block() {
 }
 
 /// Inputs of a window and more whose first register is ASCII have their pairs of ASCII
-/// blocks skipped before the windows' machinery (`validate_in_windows`), on the grid of
+/// blocks skipped before the windows' machinery (`generic::ascii_start`), on the grid of
 /// pairs that starts after the first register: the windows start where the skip stopped,
 /// or, where it reached the last whole pair, the bytes after it are checked on their own.
 /// Every triple of byte classes at every boundary of that grid (both splits, and the

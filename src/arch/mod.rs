@@ -5,7 +5,8 @@
 
 /// Writes a kernel's two whole-input entry points, `validate` ([`crate::kernel::ValidateFn`])
 /// and `from_utf8` ([`crate::kernel::ExactFn`]), and the one out-of-line function both call
-/// for inputs long enough for the windows, `validate_windows`.
+/// for inputs long enough for the windows that are not ASCII to their end,
+/// `validate_windows`.
 ///
 /// Why the split: LLVM saves the callee-saved registers that any path of a function needs
 /// at its entry, for every path. The windows need six of them (and `from_utf8` needs the
@@ -15,7 +16,10 @@
 /// none: inline in the entry point, they keep the input in the registers it came in,
 /// and only the calls that reach the windows pay for saving registers, where a call
 /// costs nothing measurable (see [`crate::generic::from_utf8_without_windows`] and
-/// `docs/design.md`, "The short paths save no registers").
+/// `docs/design.md`, "The short paths save no registers"). Longer inputs that start with
+/// ASCII have their ASCII pairs of blocks skipped inline too
+/// ([`crate::generic::ascii_start`]): pure ASCII, the commonest input, never reaches the
+/// windows' function.
 ///
 /// Expanded in the kernel's module: `$vector` is its register type, `$features` its
 /// `target_feature`s, and `$first`, if given, a path of the kernel's own that both entry
@@ -30,8 +34,8 @@ macro_rules! entry_points {
         #[target_feature(enable = $features)]
         pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), usize> {
             // SAFETY: the kernel's features are supported (this function's contract), which
-            // are all that `$first`, `validate_without_windows` and `validate_windows` need;
-            // each gets the inputs it is written for.
+            // are all that `$first`, `validate_without_windows`, `ascii_start` and
+            // `validate_windows` need; each gets the inputs it is written for.
             unsafe {
                 $(
                     if bytes.len() <= $first_max {
@@ -41,7 +45,12 @@ macro_rules! entry_points {
                 if bytes.len() < crate::generic::windows_from::<$vector>() {
                     return crate::generic::validate_without_windows::<$vector>(bytes);
                 }
-                validate_windows(bytes)
+                match crate::generic::ascii_start::<$vector>(bytes) {
+                    None => Ok(()),
+                    Some((start, first_ascii)) => {
+                        validate_windows(bytes, start, first_ascii)
+                    }
+                }
             }
         }
 
@@ -61,7 +70,10 @@ macro_rules! entry_points {
                 if bytes.len() < crate::generic::windows_from::<$vector>() {
                     return crate::generic::from_utf8_without_windows::<$vector>(bytes);
                 }
-                from_utf8_windows(bytes)
+                match crate::generic::ascii_start::<$vector>(bytes) {
+                    None => Ok(()),
+                    Some((start, first_ascii)) => from_utf8_windows(bytes, start, first_ascii),
+                }
             }
         }
 
@@ -69,24 +81,34 @@ macro_rules! entry_points {
         /// the check keeps the input in registers that this function saves.
         ///
         /// # Safety
-        /// As [`validate`].
+        /// As [`validate_windows`].
         #[inline(never)]
         #[target_feature(enable = $features)]
-        unsafe fn from_utf8_windows(bytes: &[u8]) -> Result<(), crate::error::Utf8Error> {
-            // SAFETY: the kernel's features are supported (this function's contract).
-            crate::scalar::exact(bytes, unsafe { validate_windows(bytes) })
+        unsafe fn from_utf8_windows(
+            bytes: &[u8],
+            start: usize,
+            first_ascii: bool,
+        ) -> Result<(), crate::error::Utf8Error> {
+            // SAFETY: as in `validate_windows`.
+            crate::scalar::exact(bytes, unsafe { validate_windows(bytes, start, first_ascii) })
         }
 
-        /// [`validate`] for inputs long enough for the windows (shorter ones are answered
-        /// correctly too).
+        /// [`validate`] for inputs long enough for the windows, from `start`
+        /// ([`crate::generic::validate_from`]).
         ///
         /// # Safety
-        /// As [`validate`].
+        /// As [`validate`]; `bytes.len()` is at least `windows_from`, and `(start,
+        /// first_ascii)` is `ascii_start`'s answer for `bytes`.
         #[inline(never)]
         #[target_feature(enable = $features)]
-        unsafe fn validate_windows(bytes: &[u8]) -> Result<(), usize> {
-            // SAFETY: the kernel's features are supported (this function's contract).
-            unsafe { crate::generic::validate::<$vector>(bytes) }
+        unsafe fn validate_windows(
+            bytes: &[u8],
+            start: usize,
+            first_ascii: bool,
+        ) -> Result<(), usize> {
+            // SAFETY: the kernel's features are supported, and the input and `(start,
+            // first_ascii)` are as `validate_from` needs (this function's contract).
+            unsafe { crate::generic::validate_from::<$vector>(bytes, start, first_ascii) }
         }
     };
 }
