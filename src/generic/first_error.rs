@@ -1,8 +1,8 @@
 //! The second entry point of every kernel: *which* the first invalid sequence is, not only
 //! whether there is one.
 //!
-//! [`validate_from`](super::validate_from) tests error bits once per window of up to 2 KiB and
-//! reports the window (or block) where it first saw trouble, which is all that
+//! [`validate_from`](super::validate_from) tests error bits once per window of up to 4
+//! KiB and reports the window (or block) where it first saw trouble, which is all that
 //! `from_utf8` needs: the exact error is found once. The chunk walker finds *every*
 //! error, and where errors are a few dozen to a few hundred bytes apart (a Latin-1 word in
 //! every line, a damaged log) what it pays per error is the search for the next one. So
