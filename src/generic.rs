@@ -1822,7 +1822,7 @@ pub(crate) unsafe fn validate_from<V: Vector>(
     first_ascii: bool,
 ) -> Result<(), usize> {
     // SAFETY: the caller's guarantee.
-    unsafe { windows_from_start::<V, WINDOW>(bytes, start, first_ascii) }
+    unsafe { validate_from_in::<V, WINDOW>(bytes, start, first_ascii) }
 }
 
 /// Validates `bytes` as a kernel's `validate` does ([`ascii_start`], [`validate_from`]),
@@ -1838,8 +1838,8 @@ pub(crate) unsafe fn validate_from<V: Vector>(
 /// The CPU must support `V`.
 #[inline(always)]
 pub(crate) unsafe fn validate_early<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
-    // SAFETY: the CPU supports `V` (caller's guarantee), and `ascii_start` answers for
-    // inputs of `windows_from` and longer, for which `windows_from_start` takes its
+    // SAFETY: the CPU supports `V` (caller's guarantee), and `ascii_start_in` answers for
+    // inputs of `windows_from` and longer, for which `validate_from_in` takes its
     // answer.
     unsafe {
         if bytes.len() < windows_from::<V>() {
@@ -1848,7 +1848,7 @@ pub(crate) unsafe fn validate_early<V: Vector>(bytes: &[u8]) -> Result<(), usize
         match ascii_start_in::<V, EARLY_WINDOW>(bytes) {
             None => Ok(()),
             Some((start, first_ascii)) => {
-                windows_from_start::<V, EARLY_WINDOW>(bytes, start, first_ascii)
+                validate_from_in::<V, EARLY_WINDOW>(bytes, start, first_ascii)
             }
         }
     }
@@ -1916,7 +1916,7 @@ pub(crate) unsafe fn from_utf8_without_windows<V: Vector>(bytes: &[u8]) -> Resul
 /// As [`validate_from`]; `W` is a multiple of 4 and at most [`WINDOW`] (as
 /// [`mask_checking_pending`] and [`check_every_block`] need).
 #[inline(always)]
-unsafe fn windows_from_start<V: Vector, const W: usize>(
+unsafe fn validate_from_in<V: Vector, const W: usize>(
     bytes: &[u8],
     start: usize,
     first_ascii: bool,
