@@ -119,24 +119,34 @@ fn ticks(origin: Instant) -> u64 {
 /// One implementation: its name, and whether the CPU has it.
 type Contender = (&'static str, bool);
 
-/// Validates `v` with implementation `which` (an index into [`contenders`]); the call is
-/// direct, as in the other benchmarks.
+/// The ticks of one call of `validate` on `v`, which it must accept.
 #[inline(always)]
-fn run(which: usize, v: &[u8]) -> bool {
+fn timed(origin: Instant, v: &[u8], validate: impl Fn(&[u8]) -> bool) -> u64 {
+    let start = ticks(origin);
+    let ok = validate(black_box(v));
+    let end = ticks(origin);
+    assert!(ok);
+    end - start
+}
+
+/// The ticks of one call of implementation `which` (an index into [`contenders`]) on `v`:
+/// the choice is made before the clock starts, and the call is direct, as in the other
+/// benchmarks.
+fn time_one(which: usize, v: &[u8], origin: Instant) -> u64 {
     match which {
-        0 => simdutf8::basic::from_utf8(v).is_ok(),
-        1 => utf8check::is_valid(v),
-        2 => simdutf8::compat::from_utf8(v).is_ok(),
-        3 => utf8check::from_utf8(v).is_ok(),
-        4 => Kernel::Avx2.is_valid(v),
+        0 => timed(origin, v, |v| simdutf8::basic::from_utf8(v).is_ok()),
+        1 => timed(origin, v, utf8check::is_valid),
+        2 => timed(origin, v, |v| simdutf8::compat::from_utf8(v).is_ok()),
+        3 => timed(origin, v, |v| utf8check::from_utf8(v).is_ok()),
+        4 => timed(origin, v, |v| Kernel::Avx2.is_valid(v)),
         #[cfg(target_arch = "x86_64")]
-        5 => measure::simdutf8_sse42(v),
-        6 => Kernel::Sse41.is_valid(v),
-        _ => true,
+        5 => timed(origin, v, measure::simdutf8_sse42),
+        6 => timed(origin, v, |v| Kernel::Sse41.is_valid(v)),
+        _ => unreachable!("no implementation {which} on this target"),
     }
 }
 
-/// Every implementation, in [`run`]'s order, and the pairs compared: (ours, peer).
+/// Every implementation, in [`time_one`]'s order, and the pairs compared: (ours, peer).
 fn contenders() -> ([Contender; 7], [(usize, usize); 4]) {
     let sse = measure::has_sse42() && Kernel::Sse41.is_supported();
     let avx2 = measure::avx2_column();
@@ -164,11 +174,7 @@ fn cell(v: &[u8], mode: Mode, memory: &[u8], origin: Instant) -> Vec<u64> {
         for step in 0..live.len() {
             let which = live[(round + step) % live.len()];
             mode.prepare(memory);
-            let start = ticks(origin);
-            let ok = run(which, black_box(v));
-            let end = ticks(origin);
-            assert!(ok);
-            samples[which].push(end - start);
+            samples[which].push(time_one(which, v, origin));
         }
     }
     samples
