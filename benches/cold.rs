@@ -15,7 +15,12 @@
 //!   power down when idle and the first wide instructions after run slowly while they
 //!   wake (session 49: the AVX-512 kernel on 4 KiB of ASCII after 1 ms idle, 0.64x to
 //!   0.72x `simdutf8::basic` before the ASCII skip moved into the entry points, 0.85x to
-//!   0.96x after; `docs/design.md`, "On an Intel host").
+//!   0.96x after; `docs/design.md`, "On an Intel host"); on a VM the core may also have
+//!   run other work meanwhile.
+//!
+//! What these modes showed first (session 50, `docs/design.md`): on 4 KiB of non-ASCII
+//! text every kernel lost to its peer after idle, where warm it wins 1.1x to 2x, and one
+//! call of the AVX2 kernel ran code in 30 distinct cache lines against `simdutf8`'s 11.
 //!
 //! Implementations are interleaved (each round times each one once, in a rotated order)
 //! and each cell is the median of [`SAMPLES`] calls, in ticks: the time-stamp counter on
