@@ -70,18 +70,14 @@ impl Mode {
     }
 
     /// Gets the machine into this mode before a timed call.
-    fn prepare(self, memory: &[u8]) {
-        let evict = || {
-            let sum: u64 = memory.iter().step_by(64).map(|&b| u64::from(b)).sum();
-            black_box(sum);
-        };
+    fn prepare(self) {
         match self {
             Mode::Warm => {}
-            Mode::Evict => evict(),
+            Mode::Evict => measure::evict(),
             Mode::Other => {
                 let text = &measure::scrub_text().0;
                 black_box(std::str::from_utf8(black_box(text)).is_ok());
-                evict();
+                measure::evict();
             }
             Mode::Idle => std::thread::sleep(Duration::from_millis(1)),
         }
@@ -171,14 +167,14 @@ fn contenders() -> ([Contender; 7], [(usize, usize); 4]) {
 
 /// The median ticks of one call of each implementation on `v` after `mode` (0 where the
 /// CPU does not have it).
-fn cell(v: &[u8], mode: Mode, memory: &[u8], origin: Instant) -> Vec<u64> {
+fn cell(v: &[u8], mode: Mode, origin: Instant) -> Vec<u64> {
     let (contenders, _) = contenders();
     let live: Vec<usize> = (0..contenders.len()).filter(|&i| contenders[i].1).collect();
     let mut samples = vec![Vec::with_capacity(SAMPLES); contenders.len()];
     for round in 0..SAMPLES {
         for step in 0..live.len() {
             let which = live[(round + step) % live.len()];
-            mode.prepare(memory);
+            mode.prepare();
             samples[which].push(time_one(which, v, origin));
         }
     }
@@ -201,7 +197,6 @@ fn main() {
         .into_iter()
         .filter(|m| args.is_empty() || args.iter().any(|a| a == m.name()))
         .collect();
-    let memory: Vec<u8> = (0..4 << 20).map(|i| (i % 251) as u8).collect();
     let origin = Instant::now();
     let (contenders, pairs) = contenders();
     let unit = if cfg!(target_arch = "x86_64") {
@@ -223,7 +218,7 @@ fn main() {
     println!("{header}\n{rule}");
     for (name, v) in inputs() {
         for &mode in &modes {
-            let ticks = cell(&v, mode, &memory, origin);
+            let ticks = cell(&v, mode, origin);
             let mut row = format!("| {name} | {} |", mode.name());
             for i in (0..contenders.len()).filter(|&i| contenders[i].1) {
                 row += &format!(" {} |", ticks[i]);

@@ -205,13 +205,19 @@ pub fn scrub() {
 /// and L2; otherwise nothing.
 pub fn evict_if_asked() {
     if scrub_kind() == Scrub::Cache {
-        let other = evict_buffer();
-        let sum = (0..other.len())
-            .step_by(64)
-            .map(|i| u64::from(other[i]))
-            .sum::<u64>();
-        std::hint::black_box(sum);
+        evict();
     }
+}
+
+/// Reads 4 MiB of other memory, a byte per cache line, so that the input leaves L1 and L2
+/// (and code and tables with it).
+pub fn evict() {
+    let other = evict_buffer();
+    let sum = (0..other.len())
+        .step_by(64)
+        .map(|i| u64::from(other[i]))
+        .sum::<u64>();
+    std::hint::black_box(sum);
 }
 
 /// The pieces of [`scrub_text`] that a scrub validates with every implementation: all of
