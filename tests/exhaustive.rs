@@ -36,7 +36,9 @@ mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use common::{check_against_std, check_dispatched, check_kernels, expected, kernels, small_tests};
+use common::{
+    check_against_std, check_dispatched, check_kernels, expected, kernels, small_tests, Aligned,
+};
 use utf8check::Kernel;
 
 /// ASCII filler of `len` bytes (varied, like real text).
@@ -91,10 +93,11 @@ fn in_filler(placements: &[(usize, usize)]) -> Vec<Placement> {
         .collect()
 }
 
-/// An input with room for a sequence at `offset`.
+/// An input with room for a sequence at `offset`, at an address that is a multiple of 64
+/// (so that the kernels' blocks start after their first register: [`Aligned`]).
 struct Slot {
     offset: usize,
-    input: Vec<u8>,
+    input: Aligned,
 }
 
 impl Slot {
@@ -106,7 +109,7 @@ impl Slot {
                 assert!(offset + seq_len <= len, "{offset} + {seq_len} > {len}");
                 Slot {
                     offset,
-                    input: input.clone(),
+                    input: Aligned::new(input, 0),
                 }
             })
             .collect()
@@ -115,7 +118,7 @@ impl Slot {
     /// Writes `seq` at the slot's offset and checks the input.
     #[inline]
     fn check(&mut self, seq: &[u8], kernels: &[Kernel], dispatched: bool) {
-        let input = &mut self.input[..];
+        let input = self.input.bytes_mut();
         input[self.offset..self.offset + seq.len()].copy_from_slice(seq);
         let expected = expected(input);
         if dispatched {
@@ -291,6 +294,92 @@ fn triples_of_byte_classes_at_every_offset() {
     lengths.extend(PAIR_EDGES);
     lengths.extend(MAIN_LOOP_EDGES);
     check_class_sequences::<3>(&every_offset(&lengths, 3), &kernels(), true);
+}
+
+/// Lengths that every kernel validates through its head and then the main loop's grid
+/// (from `windows_from`, at most a 64-byte register and half a window, 2,112 bytes): under
+/// a window, and with one.
+const HEAD_LENGTHS: [usize; 2] = [2200, 4300];
+
+/// Every offset that the head of a long input and the first block after it may cover:
+/// the head ends before twice the widest register (`head_end` in `src/generic.rs`).
+const HEAD_SPAN: usize = 3 * 64;
+
+/// The misalignments of an input (from a multiple of 64) that the head tests place it at:
+/// all, or with [`small_tests`] those at and next to multiples of 16, which reach the
+/// shortest and the longest head of every register width.
+fn head_misalignments() -> Vec<usize> {
+    let small = small_tests();
+    (0..64)
+        .filter(|m| !small || matches!(m % 16, 0 | 1 | 15))
+        .collect()
+}
+
+#[test]
+fn every_byte_in_the_head_at_every_alignment() {
+    // A long input's head ends where its address reaches a multiple of the register width
+    // (`head_end`): every byte at every offset of it and the block after it, at every
+    // misalignment of the input, for inputs under a window (with a window, too, unless
+    // small).
+    let lengths = if small_tests() {
+        &HEAD_LENGTHS[..1]
+    } else {
+        &HEAD_LENGTHS[..]
+    };
+    let kernels = kernels();
+    let misalignments = head_misalignments();
+    par_for(misalignments.len(), |i| {
+        for &len in lengths {
+            let mut input = Aligned::new(&filler(len), misalignments[i]);
+            for offset in 0..HEAD_SPAN {
+                let filler_byte = input.bytes()[offset];
+                for byte in 0..=255 {
+                    input.bytes_mut()[offset] = byte;
+                    let expected = expected(input.bytes());
+                    check_dispatched(input.bytes(), &expected);
+                    check_kernels(input.bytes(), &expected, &kernels);
+                }
+                input.bytes_mut()[offset] = filler_byte;
+            }
+        }
+    });
+}
+
+#[test]
+fn class_triples_across_the_head_at_every_alignment() {
+    // For each register width, at every misalignment of the input, the triples of byte
+    // classes across the three edges of the head (`head_errors`, both splits): the end of
+    // the first register, the start of the register that ends the head (from byte 3 on),
+    // and the head's end, where the main loop's grid starts.
+    let kernels = kernels();
+    let misalignments = head_misalignments();
+    par_for(misalignments.len(), |i| {
+        let misaligned = misalignments[i];
+        let mut placements = Vec::new();
+        for width in [16, 32, 64] {
+            let head_end = width + (width - misaligned % width) % width;
+            for edge in [width, (head_end - width).max(3), head_end] {
+                placements.extend([edge - 2, edge - 1]);
+            }
+        }
+        placements.sort_unstable();
+        placements.dedup();
+        let filler = filler(HEAD_LENGTHS[0]);
+        let mut input = Aligned::new(&filler, misaligned);
+        let count = CLASSES.len().pow(3);
+        for &offset in &placements {
+            for i in 0..count {
+                let seq: [u8; 3] = std::array::from_fn(|k| {
+                    CLASSES[i / CLASSES.len().pow(k as u32) % CLASSES.len()]
+                });
+                input.bytes_mut()[offset..offset + 3].copy_from_slice(&seq);
+                let expected = expected(input.bytes());
+                check_dispatched(input.bytes(), &expected);
+                check_kernels(input.bytes(), &expected, &kernels);
+            }
+            input.bytes_mut()[offset..offset + 3].copy_from_slice(&filler[offset..offset + 3]);
+        }
+    });
 }
 
 #[test]

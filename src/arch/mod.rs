@@ -47,8 +47,8 @@ macro_rules! entry_points {
                 }
                 match crate::generic::ascii_start::<$vector>(bytes) {
                     None => Ok(()),
-                    Some((start, first_ascii)) => {
-                        validate_windows(bytes, start, first_ascii)
+                    Some((start, head_ascii)) => {
+                        validate_windows(bytes, start, head_ascii)
                     }
                 }
             }
@@ -72,7 +72,7 @@ macro_rules! entry_points {
                 }
                 match crate::generic::ascii_start::<$vector>(bytes) {
                     None => Ok(()),
-                    Some((start, first_ascii)) => from_utf8_windows(bytes, start, first_ascii),
+                    Some((start, head_ascii)) => from_utf8_windows(bytes, start, head_ascii),
                 }
             }
         }
@@ -87,10 +87,10 @@ macro_rules! entry_points {
         unsafe fn from_utf8_windows(
             bytes: &[u8],
             start: usize,
-            first_ascii: bool,
+            head_ascii: bool,
         ) -> Result<(), crate::error::Utf8Error> {
             // SAFETY: as in `validate_windows`.
-            crate::scalar::exact(bytes, unsafe { validate_windows(bytes, start, first_ascii) })
+            crate::scalar::exact(bytes, unsafe { validate_windows(bytes, start, head_ascii) })
         }
 
         /// [`validate`] for inputs long enough for the windows, from `start`
@@ -98,17 +98,17 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As [`validate`]; `bytes.len()` is at least `windows_from`, and `(start,
-        /// first_ascii)` is `ascii_start`'s answer for `bytes`.
+        /// head_ascii)` is `ascii_start`'s answer for `bytes`.
         #[inline(never)]
         #[target_feature(enable = $features)]
         unsafe fn validate_windows(
             bytes: &[u8],
             start: usize,
-            first_ascii: bool,
+            head_ascii: bool,
         ) -> Result<(), usize> {
             // SAFETY: the kernel's features are supported, and the input and `(start,
-            // first_ascii)` are as `validate_from` needs (this function's contract).
-            unsafe { crate::generic::validate_from::<$vector>(bytes, start, first_ascii) }
+            // head_ascii)` are as `validate_from` needs (this function's contract).
+            unsafe { crate::generic::validate_from::<$vector>(bytes, start, head_ascii) }
         }
     };
 }

@@ -256,3 +256,37 @@ pub fn multilingual_text(min_len: usize, seed: u64) -> String {
 pub fn small_tests() -> bool {
     std::env::var_os("UTF8CHECK_SMALL_TESTS").is_some_and(|v| v != "0")
 }
+
+/// A copy of some bytes at an address `misaligned` bytes past a multiple of 64, so that
+/// a test decides where the kernels' grid of blocks falls: the main loop's blocks start
+/// at the first multiple of the register width from the input's second register on
+/// (`head_end` in `src/generic.rs`), which for an input at a multiple of 64 is the end of
+/// its first register, where the placements of the exhaustive tests put them.
+pub struct Aligned {
+    buffer: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Aligned {
+    /// `bytes` at an address `misaligned` (under 64) bytes past a multiple of 64.
+    pub fn new(bytes: &[u8], misaligned: usize) -> Aligned {
+        assert!(misaligned < 64);
+        let mut buffer = vec![0; bytes.len() + 128];
+        let start = (64 - buffer.as_ptr() as usize % 64) % 64 + misaligned;
+        buffer[start..start + bytes.len()].copy_from_slice(bytes);
+        Aligned {
+            buffer,
+            start,
+            len: bytes.len(),
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.buffer[self.start..self.start + self.len]
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.buffer[self.start..self.start + self.len]
+    }
+}
