@@ -1825,9 +1825,10 @@ unsafe fn ascii_start_in<V: Vector, const W: usize>(bytes: &[u8]) -> Option<(usi
 /// `64 / BYTES` loads, and a load that crosses a line costs two.
 ///
 /// On an Intel Xeon (Emerald Rapids, session 51), against the grid at `BYTES` from the
-/// start, four builds: text with a character every 1 to 4 KiB at odd addresses 1.19x to
-/// 1.27x faster with AVX2, 1.08x to 1.14x with SSE4.1, 1.22x with AVX-512; pieces of 16
-/// KiB of real text 1.06x, 1.04x and 1.10x; dense text 1.00x to 1.06x (`docs/design.md`).
+/// start, eight builds: text with a character every 1 to 4 KiB at odd addresses 1.20x to
+/// 1.38x faster with AVX2, 1.09x to 1.12x with SSE4.1, 1.24x to 1.32x with AVX-512; every
+/// 192 B 1.08x, 1.01x and 1.15x; dense text 1.01x to 1.07x; pieces of 16 KiB of real text
+/// 1.06x, 1.04x and 1.10x (four builds; `docs/design.md`). Not measured on Zen 3.
 #[inline(always)]
 fn head_end<V: Vector>(bytes: &[u8]) -> usize {
     let misaligned = bytes.as_ptr() as usize % V::BYTES;
