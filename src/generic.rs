@@ -691,7 +691,9 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
 /// * longer: with 32-byte registers, pairs of blocks skipped as the main loop skips them
 ///   (fewer exits to predict than a block at a time: ASCII inputs of 320 B to 2 KiB 1.11
 ///   to 1.28 times faster, pieces of 384 B to 2 KiB of real text 1.01 to 1.04 times,
-///   non-ASCII text 0.95 to 1.0 times), with 16-byte registers a block at a time, up to
+///   non-ASCII text 0.95 to 1.0 times), on the main loop's grid after the head
+///   ([`head_end`]: pieces of 1000 B of real text 1.00x to 1.29x faster with AVX2, 1.07x
+///   to 1.19x with AVX-512, session 51); with 16-byte registers a block at a time, up to
 ///   the first that is not all ASCII; then every register from there on.
 ///
 /// The registers after the first read the bytes before them from memory, the last one
@@ -707,9 +709,10 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
     let len = bytes.len();
     // SAFETY: `len >= BYTES + 3` (caller's guarantee) covers the first register and the
     // preconditions of `is_ascii_from` and `tail_errors` (`start` is 0 or a block boundary
-    // after the first block, `>= 3`); each block tested for ASCII lies within `bytes`
-    // (`pos + BLOCK <= len`, and `skip_ascii_pairs` tests pairs that end by `len`); the CPU
-    // supports `V`.
+    // after the first block or the head, `>= 3`); the head's functions need `len >= 2 *
+    // BYTES + 3`, which holds over `short_blocks` blocks; each block tested for ASCII lies
+    // within `bytes` (`pos + BLOCK <= len`, and `skip_ascii_pairs` tests pairs that end by
+    // `len`); the CPU supports `V`.
     unsafe {
         // Where the checks start: the start of an input that a straight-line test found
         // not all ASCII, or the first block (pair of blocks) that is not all ASCII, or the
@@ -725,9 +728,17 @@ unsafe fn validate_medium<V: Vector>(bytes: &[u8]) -> Result<(), usize> {
             }
             0
         } else if cheap_checks::<V>() {
-            // Pairs of blocks, as the main loop skips them: from the pair that is not all
-            // ASCII, or the bytes after the last whole pair if they are not.
-            let pos = skip_ascii_pairs::<V>(bytes, 0, len);
+            // Pairs of blocks, as the main loop skips them and on its grid, after the head
+            // ([`head_end`]): from the pair that is not all ASCII, or the bytes after the
+            // last whole pair if they are not. A head that is not ASCII is checked, and
+            // every register after it.
+            let head = head_end::<V>(bytes);
+            if !head_is_ascii::<V>(bytes) {
+                let k = Constants::<V>::new();
+                let errors = head_errors(&k, bytes).or(tail_errors(&k, bytes, head));
+                return if errors.is_zero() { Ok(()) } else { Err(0) };
+            }
+            let pos = skip_ascii_pairs::<V>(bytes, head, len);
             if pos + 2 * BLOCK > len && is_ascii_from::<V>(bytes, pos) {
                 return Ok(());
             }
@@ -1800,10 +1811,7 @@ unsafe fn ascii_start_in<V: Vector, const W: usize>(bytes: &[u8]) -> Option<(usi
     // register, within `bytes` (`len >= BYTES`); the CPU supports `V` (caller's guarantee).
     unsafe {
         let head = head_end::<V>(bytes);
-        let ptr = bytes.as_ptr();
-        let head_ascii = V::load(ptr)
-            .or(V::load(ptr.add(head - V::BYTES)))
-            .is_ascii();
+        let head_ascii = head_is_ascii::<V>(bytes);
         if len < W * BLOCK || !head_ascii {
             return Some((head, head_ascii));
         }
@@ -1833,6 +1841,23 @@ unsafe fn ascii_start_in<V: Vector, const W: usize>(bytes: &[u8]) -> Option<(usi
 fn head_end<V: Vector>(bytes: &[u8]) -> usize {
     let misaligned = bytes.as_ptr() as usize % V::BYTES;
     V::BYTES + (V::BYTES - misaligned) % V::BYTES
+}
+
+/// Is the head of `bytes` ([`head_end`]) all ASCII? Its first register and the one that
+/// ends it, ORed.
+///
+/// # Safety
+/// `bytes.len() >= 2 * BYTES`; the CPU must support `V`.
+#[inline(always)]
+unsafe fn head_is_ascii<V: Vector>(bytes: &[u8]) -> bool {
+    let ptr = bytes.as_ptr();
+    // SAFETY: both registers end by `head_end <= 2 * BYTES - 1`, within `bytes` (caller's
+    // guarantee); the CPU supports `V`.
+    unsafe {
+        V::load(ptr)
+            .or(V::load(ptr.add(head_end::<V>(bytes) - V::BYTES)))
+            .is_ascii()
+    }
 }
 
 /// The error bits of the head of `bytes`, `bytes[..head_end]` ([`head_end`]): its first

@@ -189,9 +189,15 @@ const WINDOW_EDGES: [usize; 12] = [
 const STRAIGHT_ASCII_EDGES: [usize; 5] = [128, 129, 192, 256, 257];
 
 /// Medium inputs that end at the end of a pair of blocks, and one byte after it: with
-/// 32-byte registers `validate_medium` skips ASCII pairs of blocks and tests the bytes
-/// after the last whole pair on their own.
-const PAIR_EDGES: [usize; 2] = [384, 385];
+/// 32- and 64-byte registers `validate_medium` skips ASCII pairs of blocks after the head
+/// (which ends after the first register in these inputs, at a multiple of 64: [`Aligned`])
+/// and tests the bytes after the last whole pair on their own.
+const PAIR_EDGES: [usize; 4] = [
+    32 + 3 * 128,
+    32 + 3 * 128 + 1,
+    64 + 3 * 128,
+    64 + 3 * 128 + 1,
+];
 
 /// Short inputs and those around one register (16 or 32 bytes) plus the three bytes
 /// before it, one block (64), a few blocks, and the long input.
@@ -296,10 +302,12 @@ fn triples_of_byte_classes_at_every_offset() {
     check_class_sequences::<3>(&every_offset(&lengths, 3), &kernels(), true);
 }
 
-/// Lengths that every kernel validates through its head and then the main loop's grid
-/// (from `windows_from`, at most a 64-byte register and half a window, 2,112 bytes): under
-/// a window, and with one.
-const HEAD_LENGTHS: [usize; 2] = [2200, 4300];
+/// Lengths that every kernel validates through its head and then the main loop's grid:
+/// over four blocks, where kernels with 32- and 64-byte registers skip pairs of ASCII
+/// blocks in `validate_medium` (and those with 16-byte ones run the windows' path, from
+/// `windows_from`, 272 bytes); from `windows_from` with every kernel (at most a 64-byte
+/// register and half a window, 2,112 bytes), under a window and with one.
+const HEAD_LENGTHS: [usize; 3] = [300, 2200, 4300];
 
 /// Every offset that the head of a long input and the first block after it may cover:
 /// the head ends before twice the widest register (`head_end` in `src/generic.rs`).
@@ -319,10 +327,10 @@ fn head_misalignments() -> Vec<usize> {
 fn every_byte_in_the_head_at_every_alignment() {
     // A long input's head ends where its address reaches a multiple of the register width
     // (`head_end`): every byte at every offset of it and the block after it, at every
-    // misalignment of the input, for inputs under a window (with a window, too, unless
-    // small).
+    // misalignment of the input, for inputs of a few blocks and under a window (with a
+    // window, too, unless small).
     let lengths = if small_tests() {
-        &HEAD_LENGTHS[..1]
+        &HEAD_LENGTHS[..2]
     } else {
         &HEAD_LENGTHS[..]
     };
@@ -364,20 +372,22 @@ fn class_triples_across_the_head_at_every_alignment() {
         }
         placements.sort_unstable();
         placements.dedup();
-        let filler = filler(HEAD_LENGTHS[0]);
-        let mut input = Aligned::new(&filler, misaligned);
         let count = CLASSES.len().pow(3);
-        for &offset in &placements {
-            for i in 0..count {
-                let seq: [u8; 3] = std::array::from_fn(|k| {
-                    CLASSES[i / CLASSES.len().pow(k as u32) % CLASSES.len()]
-                });
-                input.bytes_mut()[offset..offset + 3].copy_from_slice(&seq);
-                let expected = expected(input.bytes());
-                check_dispatched(input.bytes(), &expected);
-                check_kernels(input.bytes(), &expected, &kernels);
+        for len in &HEAD_LENGTHS[..2] {
+            let filler = filler(*len);
+            let mut input = Aligned::new(&filler, misaligned);
+            for &offset in &placements {
+                for i in 0..count {
+                    let seq: [u8; 3] = std::array::from_fn(|k| {
+                        CLASSES[i / CLASSES.len().pow(k as u32) % CLASSES.len()]
+                    });
+                    input.bytes_mut()[offset..offset + 3].copy_from_slice(&seq);
+                    let expected = expected(input.bytes());
+                    check_dispatched(input.bytes(), &expected);
+                    check_kernels(input.bytes(), &expected, &kernels);
+                }
+                input.bytes_mut()[offset..offset + 3].copy_from_slice(&filler[offset..offset + 3]);
             }
-            input.bytes_mut()[offset..offset + 3].copy_from_slice(&filler[offset..offset + 3]);
         }
     });
 }

@@ -131,11 +131,15 @@ fn contents(len: usize) -> Vec<Vec<u8>> {
     all
 }
 
-/// Lengths at which the kernels start validating a long input through its head and the
-/// main loop's grid (`windows_from` in `src/generic.rs`: 272 bytes with 16-byte registers,
-/// 2,080 with 32-byte ones, 2,112 with 64-byte ones), and a page: at the start of a page,
-/// the head's register that ends it reads from byte 3 (`head_errors`).
-const LONG_LENGTHS: [usize; 10] = [271, 272, 273, 2079, 2080, 2111, 2112, 2113, 4095, 4096];
+/// Lengths at which the kernels start validating an input through its head and the main
+/// loop's grid (`head_end` in `src/generic.rs`: over four blocks with 32- and 64-byte
+/// registers; from `windows_from`, 272 bytes with 16-byte registers), those at which the
+/// windows' path starts with 32- and 64-byte registers (2,080 and 2,112 bytes), and a
+/// page: at the start of a page, the head's register that ends it reads from byte 3
+/// (`head_errors`).
+const LONG_LENGTHS: [usize; 12] = [
+    257, 271, 272, 273, 2079, 2080, 2111, 2112, 2113, 3000, 4095, 4096,
+];
 
 #[test]
 fn no_read_outside_the_input() {
