@@ -692,8 +692,9 @@ unsafe fn tail_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usize) -
 ///   (fewer exits to predict than a block at a time: ASCII inputs of 320 B to 2 KiB 1.11
 ///   to 1.28 times faster, pieces of 384 B to 2 KiB of real text 1.01 to 1.04 times,
 ///   non-ASCII text 0.95 to 1.0 times), on the main loop's grid after the head
-///   ([`head_end`]: pieces of 1000 B of real text 1.00x to 1.29x faster with AVX2, 1.07x
-///   to 1.19x with AVX-512, session 51); with 16-byte registers a block at a time, up to
+///   ([`head_end`]; session 51, Intel Xeon, AVX2 and AVX-512: the lines of 400 to 2079 B
+///   of both corpora 1.02x to 1.04x faster, pieces of 1000 B of one file at a time 1.00x
+///   to 1.29x, of 300 B 0.97x to 0.99x); with 16-byte registers a block at a time, up to
 ///   the first that is not all ASCII; then every register from there on.
 ///
 /// The registers after the first read the bytes before them from memory, the last one
