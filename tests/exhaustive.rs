@@ -270,6 +270,17 @@ const CLASSES: [u8; 18] = [
     0xF5, 0xFF,
 ];
 
+/// The number of sequences of `N` bytes from `CLASSES`, numbered by [`class_sequence`].
+fn class_sequences<const N: usize>() -> usize {
+    CLASSES.len().pow(N as u32)
+}
+
+/// Sequence number `i` (below [`class_sequences`]) of `N` bytes from `CLASSES`: `i`'s
+/// digits in base `CLASSES.len()`, lowest first.
+fn class_sequence<const N: usize>(i: usize) -> [u8; N] {
+    std::array::from_fn(|k| CLASSES[i / CLASSES.len().pow(k as u32) % CLASSES.len()])
+}
+
 /// Places every sequence of `N` bytes from `CLASSES` at every offset of inputs of
 /// every length in `lengths`, and checks each with `kernels` (and the dispatched functions
 /// if `dispatched`).
@@ -278,13 +289,10 @@ fn check_class_sequences<const N: usize>(
     kernels: &[Kernel],
     dispatched: bool,
 ) {
-    let count = CLASSES.len().pow(N as u32);
     par_for(placements.len(), |p| {
         let mut slot = Slot::all(&placements[p..=p], N).pop().unwrap();
-        for i in 0..count {
-            let seq: [u8; N] =
-                std::array::from_fn(|k| CLASSES[i / CLASSES.len().pow(k as u32) % CLASSES.len()]);
-            slot.check(&seq, kernels, dispatched);
+        for i in 0..class_sequences::<N>() {
+            slot.check(&class_sequence::<N>(i), kernels, dispatched);
         }
     });
 }
@@ -372,16 +380,12 @@ fn class_triples_across_the_head_at_every_alignment() {
         }
         placements.sort_unstable();
         placements.dedup();
-        let count = CLASSES.len().pow(3);
         for len in &HEAD_LENGTHS[..2] {
             let filler = filler(*len);
             let mut input = Aligned::new(&filler, misaligned);
             for &offset in &placements {
-                for i in 0..count {
-                    let seq: [u8; 3] = std::array::from_fn(|k| {
-                        CLASSES[i / CLASSES.len().pow(k as u32) % CLASSES.len()]
-                    });
-                    input.bytes_mut()[offset..offset + 3].copy_from_slice(&seq);
+                for i in 0..class_sequences::<3>() {
+                    input.bytes_mut()[offset..offset + 3].copy_from_slice(&class_sequence::<3>(i));
                     let expected = expected(input.bytes());
                     check_dispatched(input.bytes(), &expected);
                     check_kernels(input.bytes(), &expected, &kernels);
