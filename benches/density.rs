@@ -178,7 +178,5 @@ fn main() {
         // A part of the sweep: `target/bench/density.csv` (the charts' input) stays whole.
         return;
     }
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench");
-    std::fs::create_dir_all(&dir).expect("create target/bench");
-    std::fs::write(dir.join("density.csv"), csv).expect("write density.csv");
+    measure::write_csv("density.csv", &csv);
 }

@@ -74,4 +74,5 @@ def main():
               f"{mean:.2f}x")
 
 
-main()
+if __name__ == "__main__":
+    main()

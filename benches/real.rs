@@ -51,17 +51,12 @@ fn main() {
         .collect();
     let wants = |section: &str| args.is_empty() || args.iter().any(|a| a == section);
     let files = real::files();
-    std::fs::create_dir_all(out_dir()).expect("create target/bench");
     if wants("files") {
         bench_files(&files);
     }
     if wants("pieces") {
         bench_pieces(&files);
     }
-}
-
-fn out_dir() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench")
 }
 
 /// GB/s of each implementation on each whole file, and the ratios per file and class.
@@ -164,7 +159,7 @@ fn bench_files(files: &[File]) {
         );
     }
     println!();
-    std::fs::write(out_dir().join("real-files.csv"), csv).expect("write real-files.csv");
+    measure::write_csv("real-files.csv", &csv);
 }
 
 /// Nanoseconds per call on pieces of the files, one call each.
@@ -233,8 +228,14 @@ fn bench_pieces(files: &[File]) {
             best_peer / ns[5],
             best_peer / ns[6]
         );
-        let _ = writeln!(csv, "{name},{},{mean:.1},{}", ranges.len(), cells.join(","));
+        // (Quoted: some names hold a comma.)
+        let _ = writeln!(
+            csv,
+            "\"{name}\",{},{mean:.1},{}",
+            ranges.len(),
+            cells.join(",")
+        );
     }
     println!();
-    std::fs::write(out_dir().join("real-pieces.csv"), csv).expect("write real-pieces.csv");
+    measure::write_csv("real-pieces.csv", &csv);
 }

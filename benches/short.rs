@@ -9,12 +9,16 @@
 //! directly from the loop. `baseline` is the loop alone (it reads each slice's length).
 //!
 //! `cargo bench --bench short` prints a markdown table: nanoseconds per call (medians),
-//! and `from_utf8` / the best of std and simdutf8 (>1: utf8check is faster).
+//! and `from_utf8` / the best of std and simdutf8 (>1: utf8check is faster), and writes
+//! the same medians to `target/bench/short.csv` (for `benches/targets.py`).
 //! `cargo bench --bench short -- 16 64` measures only those lengths.
 
 #[path = "common/corpus.rs"]
 mod corpus;
+#[path = "common/measure.rs"]
+mod measure;
 
+use std::fmt::Write as _;
 use std::hint::black_box;
 use std::ops::Range;
 use std::time::Instant;
@@ -43,11 +47,6 @@ fn time(buffer: &[u8], ranges: &[Range<usize>], validate: impl Fn(&[u8]) -> bool
     start.elapsed().as_secs_f64() * 1e9 / ranges.len() as f64
 }
 
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
-}
-
 fn main() {
     let mut sizes: Vec<usize> = std::env::args()
         .skip(1)
@@ -61,6 +60,10 @@ fn main() {
         NAMES.map(|name| format!("{name} (ns)")).join(" | ")
     );
     println!("|---|---:|{}---:|", "---:|".repeat(NAMES.len()));
+    let mut csv = format!(
+        "text,bytes,{}\n",
+        NAMES.map(|n| n.replace('-', "_")).join(",")
+    );
     for size in sizes {
         for kind in Text::ALL {
             let (buffer, ranges) = corpus::slices(kind, size, BATCH / size);
@@ -74,9 +77,10 @@ fn main() {
                 samples[4].push(time(b, r, |v| utf8check::from_utf8(v).is_ok()));
                 samples[5].push(time(b, r, utf8check::is_valid));
             }
-            let medians: Vec<f64> = samples.into_iter().map(median).collect();
+            let medians: Vec<f64> = samples.into_iter().map(measure::median).collect();
             let best_peer = medians[1].min(medians[2]).min(medians[3]);
             let cells: Vec<String> = medians.iter().map(|ns| format!("{ns:.2}")).collect();
+            let _ = writeln!(csv, "{},{size},{}", kind.name(), cells.join(","));
             println!(
                 "| {} | {size} | {} | {:.2}x |",
                 kind.name(),
@@ -85,4 +89,5 @@ fn main() {
             );
         }
     }
+    measure::write_csv("short.csv", &csv);
 }

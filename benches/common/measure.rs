@@ -103,6 +103,15 @@ pub fn summary_cell(ratios: impl Iterator<Item = f64>, measured: bool) -> String
     format!("{:.2}x ({lowest:.2}x)", geomean(&values))
 }
 
+/// Writes `contents` to `target/bench/NAME` (the directory made if missing): the CSV
+/// files of the benchmarks, which `benches/chart.py`, `benches/density_runs.py` and
+/// `benches/targets.py` read.
+pub fn write_csv(name: &str, contents: &str) {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    std::fs::create_dir_all(&dir).expect("create target/bench");
+    std::fs::write(dir.join(name), contents).unwrap_or_else(|e| panic!("write {name}: {e}"));
+}
+
 /// The CSV fields of one row of GB/s, three decimals each, empty where the column was not
 /// measured on this CPU (`benches/chart.py` reads an empty field as no data).
 pub fn csv_fields(gbps: &[f64], measured: &[bool]) -> String {
