@@ -31,7 +31,7 @@
 # 0.82x to 1.24x against itself in single runs on the Zen 4 host of session 35, and
 # 0.94x to 1.06x as the geometric mean of both builds at two shifts. So each build prints
 # its table (per input, GB/s of each copy, new / base and new / simdutf8 for the public
-# `is_valid` and each kernel the CPU has), and the last table is the geometric mean and
+# `is_valid` and `from_utf8` and each kernel the CPU has), and the last table is the geometric mean and
 # the median of the ratios over all builds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

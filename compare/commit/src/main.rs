@@ -212,7 +212,8 @@ fn by_role(names: [&'static str; 2], copies: [Contender; 2], peer: Contender) ->
 }
 
 /// The contenders in groups of three: base, new, simdutf8's matching kernel (for the
-/// public `is_valid`, with its dispatch and short-input paths, `simdutf8::basic`).
+/// public `is_valid`, with its dispatch and short-input paths, `simdutf8::basic`; for the
+/// public `from_utf8`, `simdutf8::compat`, which also finds the exact error).
 fn contenders() -> Vec<[Contender; 3]> {
     let mut groups = vec![by_role(
         ["is_valid base", "is_valid new"],
@@ -222,6 +223,15 @@ fn contenders() -> Vec<[Contender; 3]> {
         ],
         contender!("simdutf8-basic", |v| simdutf8::basic::from_utf8(v).is_ok()),
     )];
+    groups.push(by_role(
+        ["from_utf8 base", "from_utf8 new"],
+        [
+            contender!("", |v| utf8check::from_utf8(v).is_ok()),
+            contender!("", |v| utf8check_base::from_utf8(v).is_ok()),
+        ],
+        contender!("simdutf8-compat", |v| simdutf8::compat::from_utf8(v)
+            .is_ok()),
+    ));
     if utf8check::Kernel::Avx2.is_supported() {
         groups.push(by_role(
             ["avx2 base", "avx2 new"],
