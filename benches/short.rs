@@ -19,11 +19,9 @@ mod corpus;
 mod measure;
 
 use std::fmt::Write as _;
-use std::hint::black_box;
-use std::ops::Range;
-use std::time::Instant;
 
 use corpus::Text;
+use measure::time_slices as time;
 
 /// Bytes of text per round.
 const BATCH: usize = 64 << 10;
@@ -36,16 +34,6 @@ const NAMES: [&str; 6] = [
     "from_utf8",
     "is_valid",
 ];
-
-/// Nanoseconds per call of `validate` over every slice.
-#[inline(never)]
-fn time(buffer: &[u8], ranges: &[Range<usize>], validate: impl Fn(&[u8]) -> bool) -> f64 {
-    let start = Instant::now();
-    for range in ranges {
-        assert!(validate(black_box(&buffer[range.clone()])));
-    }
-    start.elapsed().as_secs_f64() * 1e9 / ranges.len() as f64
-}
 
 fn main() {
     let mut sizes: Vec<usize> = std::env::args()
