@@ -6,7 +6,9 @@
 #   benches/targets.sh [DIR]     # default: target/bench/targets
 #   RUNS=3 benches/targets.sh    # three runs of the density sweep (default two)
 #
-# Needs both real-text corpora (`benches/corpus/real.sh` and `benches/corpus/real.sh
+# Instructions per byte are counted under callgrind where valgrind is installed
+# (`benches/instructions.sh`; valgrind reports no AVX-512, so that is the AVX2 kernel's
+# count). Needs both real-text corpora (`benches/corpus/real.sh` and `benches/corpus/real.sh
 # --other`, which install Debian packages). Keeps every CSV in DIR, with `host.txt` (the
 # CPU and the commit), so that a run can be read again or compared later:
 # `python3 benches/targets.py DIR`, `python3 benches/density_runs.py DIR/density-*.csv`.
@@ -59,5 +61,11 @@ for ((run = 1; run <= runs; run++)); do
   bench --bench density density.csv="density-$run.csv"
 done
 bench --bench short -- 16 64 short.csv=short.csv
+if command -v valgrind >/dev/null; then
+  echo "--> benches/instructions.sh 1048576 from_utf8 is_valid" >&2
+  benches/instructions.sh 1048576 from_utf8 is_valid >"$out/instructions.md"
+else
+  echo "note: no valgrind: instructions per byte not counted" >&2
+fi
 
 python3 benches/targets.py "$out" | tee "$out/targets.md"
