@@ -26,7 +26,9 @@ for corpus in "$tuning" "$held_out"; do
   fi
 done
 mkdir -p "$out"
-rm -f "$out"/*.csv
+# (A file left from an earlier run would be read as this run's: `instructions.md` where
+# valgrind is gone, for one.)
+rm -f "$out"/*.csv "$out"/*.md
 {
   grep -m1 'model name' /proc/cpuinfo || true
   grep -m1 '^cpu family' /proc/cpuinfo || true
