@@ -22,7 +22,7 @@
 //! text every kernel lost to its peer after idle, where warm it wins 1.1x to 2x, and one
 //! call of the AVX2 kernel ran code in 30 distinct cache lines against `simdutf8`'s 11.
 //!
-//! Implementations are interleaved (each round times each one once, in a rotated order)
+//! Implementations are interleaved (each round times each one once, in an order of its own)
 //! and each cell is the median of [`SAMPLES`] calls, in ticks: the time-stamp counter on
 //! x86-64 (fenced), nanoseconds elsewhere. The ratios compare like with like:
 //! `is_valid` with `simdutf8::basic`, `from_utf8` with `simdutf8::compat`, and where
@@ -172,8 +172,8 @@ fn cell(v: &[u8], mode: Mode, origin: Instant) -> Vec<u64> {
     let live: Vec<usize> = (0..contenders.len()).filter(|&i| contenders[i].1).collect();
     let mut samples = vec![Vec::with_capacity(SAMPLES); contenders.len()];
     for round in 0..SAMPLES {
-        for step in 0..live.len() {
-            let which = live[(round + step) % live.len()];
+        for step in measure::round_order(round, live.len()) {
+            let which = live[step];
             mode.prepare();
             samples[which].push(time_one(which, v, origin));
         }

@@ -57,12 +57,10 @@ fn main() {
             let (buffer, ranges) = corpus::slices(kind, size, BATCH / size);
             let (b, r) = (&buffer[..], &ranges[..]);
             let mut samples = vec![Vec::with_capacity(ROUNDS); NAMES.len()];
-            // Each round starts one implementation further down the list, so that each
-            // runs at every place in the round (as `measure::interleaved!` does; a fixed
-            // order favoured the later of `from_utf8` and `is_valid` by a few percent).
+            // Each round in an order of its own (`measure::round_order`, as in
+            // `measure::interleaved!`).
             for round in 0..ROUNDS {
-                for step in 0..NAMES.len() {
-                    let which = (round + step) % NAMES.len();
+                for which in measure::round_order(round, NAMES.len()) {
                     samples[which].push(match which {
                         0 => time(b, r, |v| !v.is_empty()),
                         1 => time(b, r, |v| std::str::from_utf8(v).is_ok()),

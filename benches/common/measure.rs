@@ -78,6 +78,33 @@ pub fn touch_lines(v: &[u8]) -> bool {
     true
 }
 
+/// The order in which round `round` of an interleaved benchmark times its `count`
+/// implementations: a permutation of `0..count` drawn for that round (from a seed that
+/// is the round's number, so that runs repeat).
+///
+/// Why not a fixed order, or one rotated a place per round: a place in the round is worth
+/// a few percent (on Zen 4, `from_utf8` and `is_valid`, timed one after the other in a
+/// fixed order, read 2% to 4% apart in favour of the second), and so is the implementation
+/// that ran last. Rotated, each implementation still always follows the same one; and
+/// on Zen 3 (session 55) a pass right after another of the same code on the same input
+/// was 4% to 9% faster even with [`scrub`] between them: on the dense files of the
+/// real-text corpus `from_utf8` read 0.85x to 0.99x `is_valid` when it ran right before it
+/// every round, and 1.04x to 1.10x when it ran right after it (the same kernel). Drawn
+/// afresh, an implementation follows each other one in about as many rounds, and the
+/// median comes from rounds that no neighbour warmed.
+pub fn round_order(round: usize, count: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..count).collect();
+    // xorshift64 from a seed that is never zero; Fisher-Yates.
+    let mut state = (round as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for i in (1..count).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        order.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
 /// The median of `samples`.
 pub fn median(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
@@ -126,11 +153,8 @@ pub fn csv_fields(gbps: &[f64], measured: &[bool]) -> String {
 /// once, in turn, each timed pass preceded by [`scrub`]. Evaluates to the median
 /// nanoseconds per slice of each, in order.
 ///
-/// Each round starts one implementation further down the list (round `r` runs them from
-/// the `r`-th on, wrapping around), so that each runs at every place in the round as
-/// often as the others. A place in the round is worth a few percent: on Zen 4,
-/// `from_utf8` and `is_valid` (the same kernel), timed one after the other in fixed
-/// order, read 2% to 4% apart in favour of the second, whichever it was.
+/// Each round runs them in an order of its own ([`round_order`]), so that no
+/// implementation always runs at the same place or after the same one.
 ///
 /// ```ignore
 /// let ns = interleaved!(rounds, &buffer, &ranges; |v| std::str::from_utf8(v).is_ok(), utf8check::is_valid);
@@ -142,8 +166,7 @@ macro_rules! interleaved {
         let count = [$(stringify!($validate)),+].len();
         let mut samples = vec![Vec::with_capacity($rounds); count];
         for round in 0..$rounds {
-            for step in 0..count {
-                let which = (round + step) % count;
+            for which in measure::round_order(round, count) {
                 let mut i = 0;
                 $(
                     if i == which {

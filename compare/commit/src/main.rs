@@ -1,5 +1,5 @@
 //! The working tree's kernels against an earlier commit's, linked into one binary and
-//! called directly, in interleaved rounds (the order rotates every round), medians. See
+//! called directly, in interleaved rounds (each in an order of its own), medians. See
 //! `run.sh`, which writes both copies: `new/` (the package `utf8check`) and `base/`
 //! (`utf8check_base`), or, built with `UTF8CHECK_COMPARE_SWAPPED` set, the other way round,
 //! so that each version runs from the other slot's place in the binary.
@@ -314,8 +314,7 @@ fn main() {
         }
         let mut times = vec![Vec::with_capacity(rounds); all.len()];
         for round in 0..rounds {
-            for turn in 0..all.len() {
-                let i = (turn + round) % all.len();
+            for i in measure::round_order(round, all.len()) {
                 scrub(&all);
                 times[i].push((all[i].time)(&bytes, &pieces));
             }
