@@ -88,8 +88,9 @@ pub fn touch_lines(v: &[u8]) -> bool {
 /// that ran last. Rotated, each implementation still always follows the same one; and
 /// on Zen 3 (session 55) a pass right after another of the same code on the same input
 /// was 4% to 9% faster even with [`scrub`] between them: on the dense files of the
-/// real-text corpus `from_utf8` read 0.85x to 0.99x `is_valid` when it ran right before it
-/// every round, and 1.04x to 1.10x when it ran right after it (the same kernel). Drawn
+/// real-text corpus `from_utf8` read 0.85x to 1.02x `is_valid` (median 0.92x) when it ran
+/// right before it every round, and 0.99x to 1.10x (median 1.05x) when it ran right after
+/// it (the same kernel). Drawn
 /// afresh, an implementation follows each other one in about as many rounds, and the
 /// median comes from rounds that no neighbour warmed.
 pub fn round_order(round: usize, count: usize) -> Vec<usize> {
