@@ -85,14 +85,13 @@ pub fn touch_lines(v: &[u8]) -> bool {
 /// Why not a fixed order, or one rotated a place per round: a place in the round is worth
 /// a few percent (on Zen 4, `from_utf8` and `is_valid`, timed one after the other in a
 /// fixed order, read 2% to 4% apart in favour of the second), and so is the implementation
-/// that ran last. Rotated, each implementation still always follows the same one; and
-/// on Zen 3 (session 55) a pass right after another of the same code on the same input
-/// was 4% to 9% faster even with [`scrub`] between them: on the dense files of the
-/// real-text corpus `from_utf8` read 0.85x to 1.02x `is_valid` (median 0.92x) when it ran
-/// right before it every round, and 0.99x to 1.10x (median 1.05x) when it ran right after
-/// it (the same kernel). Drawn
-/// afresh, an implementation follows each other one in about as many rounds, and the
-/// median comes from rounds that no neighbour warmed.
+/// that ran last. Rotated, each implementation still always follows the same one, and on
+/// Zen 3 (session 55) a pass right after another of the same code on the same input was
+/// faster even with [`scrub`] between them: on the six dense files of the real-text
+/// corpora, `from_utf8` read 0.85x to 1.02x `is_valid` (median 0.92x) when it ran right
+/// before it every round, and 0.99x to 1.10x (median 1.05x) when it ran right after it (the
+/// same kernel). Drawn afresh, an implementation follows each other one in about as many
+/// rounds, and the median comes from rounds that no neighbour warmed.
 pub fn round_order(round: usize, count: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..count).collect();
     // xorshift64 from a seed that is never zero; Fisher-Yates.
