@@ -48,6 +48,10 @@
 //! once ([`check_rest`]): learning the text takes the windows a few windows, which these
 //! blocks do not have.
 //!
+//! Whichever way a window goes, it asks for the cache line a window (4 KiB) ahead of each
+//! block it reads ([`PREFETCH_AHEAD`]): input that comes from memory, as fresh input
+//! does, otherwise arrives slower than the checks take it.
+//!
 //! `docs/design.md` has the measurements behind this.
 //!
 //! # The end of the input
