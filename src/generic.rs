@@ -820,7 +820,7 @@ unsafe fn tail_has_errors<V: Vector>(k: &Constants<V>, bytes: &[u8], start: usiz
 const WINDOW: usize = 64;
 
 /// How far ahead of the block it reads the main loop asks for the input's cache lines
-/// ([`prefetch_ahead`]): 4 KiB, a window of [`WINDOW`] blocks.
+/// ([`prefetch`], [`window_ahead`]): 4 KiB, a window of [`WINDOW`] blocks.
 ///
 /// Input that comes from memory rather than from L2 (fresh bytes, as in an application,
 /// and after the benchmarks' scrub) arrives slower than the hardware prefetchers bring it
@@ -1180,6 +1180,8 @@ struct Pending {
 /// The mask of the window of `W` blocks at `pos` (as [`non_ascii_units`]), taken while
 /// the blocks of `pending`, the window by mask before it, are checked as
 /// [`check_by_mask`] would check them; returns the mask and the error bits of `pending`.
+/// Each block of the pass comes with a [`prefetch`] of the line `ahead` bytes after it
+/// ([`window_ahead`]).
 ///
 /// In a window by mask alone ([`check_by_mask`]) the checks wait for the whole window's
 /// ASCII tests: their addresses come from its mask, and the loop over its set bits ends
@@ -1258,7 +1260,9 @@ unsafe fn mask_checking_pending<V: Vector, const W: usize>(
 /// text, where ASCII blocks are too few to pay for testing every block (see
 /// [`Way::Full`]). The checks alone cover every rule, an ASCII block's included. Four
 /// blocks per iteration written out (the compiler keeps a loop of this size rolled), so
-/// that the loop's own counting is shared by four blocks. Returns the window's error bits.
+/// that the loop's own counting is shared by four blocks. Each block comes with a
+/// [`prefetch`] of the line `ahead` bytes after it ([`window_ahead`]). Returns the
+/// window's error bits.
 ///
 /// # Safety
 /// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `W` is a multiple of 4; the CPU
@@ -1430,6 +1434,8 @@ const FILTERED_BITS: usize = 8;
 /// ([`unfinished_before`]), any other block its checks ([`check_block`], which read the
 /// bytes before it too). Returns the window's mask and error bits; the bytes after the
 /// window are the next window's (or the rest's) to judge, as with [`check_by_mask`].
+/// Each block comes with a [`prefetch`] of the line `ahead` bytes after it
+/// ([`window_ahead`]).
 ///
 /// # Safety
 /// `BYTES <= pos` and `pos + W * BLOCK <= bytes.len()`; `W <= WINDOW`; the CPU must
